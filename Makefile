@@ -1,0 +1,62 @@
+# softib top-level Makefile: module (kbuild, see Kbuild), provider, install, demo, check.
+# `make help` lists the targets.
+
+# Kernel build tree: the running kernel's, else the newest Debian linux-headers-*-amd64.
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/modules/$$(uname -r)/build; \
+	else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1; fi)
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+DESTDIR ?=
+
+.PHONY: all module module-debug provider install deps demo check check-vm clean help
+
+all: module provider
+
+help:
+	@echo "make [all]      build softib.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
+	@echo "make module     only the kernel module (W=1 for extra warnings)"
+	@echo "make provider   only the rdma-core provider"
+	@echo "make module-debug  softib.ko for tools/build-debug-kernel's kernel, in build/debug/"
+	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
+	@echo "make deps       install missing Debian packages (as root)"
+	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
+	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite"
+
+module:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "error: no kernel build tree (install linux-headers-amd64 or set KDIR=)" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# softib.ko for the debug kernel (tools/build-debug-kernel), built in a copy of the sources
+# under build/debug/ so that it does not clobber the stock build; tools/vm-run --kernel debug
+# loads build/debug/softib.ko.
+module-debug:
+	@dk=$$(tools/build-debug-kernel --print-path --no-build) || { echo "error: debug kernel not built (tools/build-debug-kernel)" >&2; exit 1; }; \
+	rm -rf build/debug/kernel && mkdir -p build/debug/kernel && \
+	cp Kbuild build/debug/ && cp kernel/*.[ch] build/debug/kernel/ && cp -a include build/debug/ && \
+	$(MAKE) -C $$dk M=$(CURDIR)/build/debug modules
+
+provider:
+	$(MAKE) -C provider
+
+install: all
+	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
+	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+	$(MAKE) -C provider install DESTDIR=$(DESTDIR)
+
+deps:
+	tools/install-deps
+
+# demo and check build the module for the kernel that tools/vm-run boots
+VM_KDIR = $$(tools/vm-run --print-kernel | cut -d' ' -f1 | sed 's|.*|/lib/modules/&/build|')
+
+demo: deps
+	$(MAKE) all KDIR="$(VM_KDIR)"
+	tools/demo
+
+check: deps
+	tests/check
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C provider clean
+	rm -rf build/check build/debug

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * softib user/kernel ABI: shared by softib.ko and libsoftib-rdmav34.so.
+ *
+ * Rules of this ABI (read them before changing anything here):
+ *  1. Every struct has a fixed size that is a multiple of 8 bytes; 64-bit
+ *     fields are __aligned_u64 so 32- and 64-bit user space agree.
+ *  2. Fields are only ever appended. A command struct that grows is
+ *     recognised by its length (ib_copy_from_udata with the smaller size);
+ *     new optional behaviour is requested through comp_mask bits.
+ *  3. The kernel rejects unknown comp_mask bits and non-zero reserved
+ *     fields with -EINVAL / -EOPNOTSUPP.
+ *  4. Rings shared through mmap are written by one side per index only:
+ *     the producer index by the producer, the consumer index by the
+ *     consumer. The kernel never trusts a value read from a ring: it copies
+ *     an entry once into kernel memory, validates the copy, then uses only
+ *     the copy. A bad index or entry read from user memory costs user space
+ *     its own QP or CQ (error completion / QP to error), never the kernel.
+ *  5. Wire-order values (immediate data, invalidated rkeys) are carried as
+ *     __be32 exactly as verbs hands them over.
+ */
+#ifndef SOFTIB_ABI_H
+#define SOFTIB_ABI_H
+
+#include <linux/types.h>
+
+/* ib_device.uverbs_abi_ver; the provider accepts exactly this value. */
+#define SIB_UVERBS_ABI_VERSION 1
+
+/*
+ * Driver id reported through RDMA netlink (RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID).
+ * softib is out of tree and has no entry in enum rdma_driver_id, so it uses
+ * a value far above that enum's range. The provider also matches by the
+ * device name prefix "sib".
+ */
+#define SIB_DRIVER_ID 0x51b0
+
+/* Device name prefix that `rdma link add` users pick by convention. */
+#define SIB_NAME_PREFIX "sib"
+
+/*
+ * A ring shared through mmap: this header, then 2^n entries of a fixed
+ * stride starting at SIB_RING_HDR_SIZE. Indices are free running u32
+ * counters; entry i lives at (i & (num_entries - 1)) * stride.
+ */
+#define SIB_RING_HDR_SIZE 128
+
+struct sib_ring_hdr {
+	__u32 producer;		/* written by the producer side only */
+	__u32 reserved0[15];
+	__u32 consumer;		/* written by the consumer side only */
+	/*
+	 * Send queues only, written by the kernel: non-zero while the
+	 * kernel is not fetching from this ring, i.e. the provider must ring
+	 * the doorbell (a zero-WR post_send command) after publishing new
+	 * WQEs. Protocol: provider stores producer, full barrier, loads
+	 * kernel_idle; kernel stores kernel_idle = 1, full barrier, reloads
+	 * producer.
+	 */
+	__u32 kernel_idle;
+	__u32 reserved1[14];
+};
+
+/* Scatter/gather element as posted by the user. */
+struct sib_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* opcode of struct sib_send_wqe: enum ib_uverbs_wr_opcode (== ibv_wr_opcode) */
+/* send_flags of struct sib_send_wqe: enum ib_uverbs_send_flags-compatible */
+#define SIB_SEND_FENCE		(1U << 0)
+#define SIB_SEND_SIGNALED	(1U << 1)
+#define SIB_SEND_SOLICITED	(1U << 2)
+#define SIB_SEND_INLINE		(1U << 3)
+#define SIB_SEND_IP_CSUM	(1U << 4)
+#define SIB_SEND_FLAGS_ALL	(SIB_SEND_FENCE | SIB_SEND_SIGNALED | \
+				 SIB_SEND_SOLICITED | SIB_SEND_INLINE | \
+				 SIB_SEND_IP_CSUM)
+
+/*
+ * Send WQE: 64-byte header followed, in the same slot, by num_sge
+ * struct sib_sge or (SIB_SEND_INLINE) inline_len bytes of payload.
+ * The slot size is sq_stride from struct sib_create_qp_resp.
+ */
+struct sib_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;
+	__u8 reserved0;
+	__u16 num_sge;
+	__u32 send_flags;
+	__be32 ex;		/* imm_data, or invalidate_rkey for SEND_WITH_INV / LOCAL_INV */
+	__u32 inline_len;	/* bytes of inline payload when SIB_SEND_INLINE */
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;	/* from struct sib_create_ah_resp */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+		struct {
+			__u32 mw_handle;	/* reserved for memory windows */
+			__u32 rkey;
+			__u32 mr_lkey;
+			__u32 access;
+			__aligned_u64 addr;
+			__aligned_u64 length;
+		} bind;
+	} wr;
+	__u32 reserved1[2];
+};
+
+#define SIB_SEND_WQE_HDR_SIZE 64
+
+/* Receive WQE: 16-byte header followed by num_sge struct sib_sge. */
+struct sib_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+#define SIB_RECV_WQE_HDR_SIZE 16
+
+/* wc_flags of struct sib_cqe (translated by each side to its own flags) */
+#define SIB_WC_F_GRH		(1U << 0)
+#define SIB_WC_F_IMM		(1U << 1)
+#define SIB_WC_F_INV		(1U << 2)
+#define SIB_WC_F_TIMESTAMP	(1U << 3)
+
+/* network_hdr_type of struct sib_cqe: the GRH area holds... */
+#define SIB_NET_HDR_IB		0
+#define SIB_NET_HDR_IPV4	1	/* a 20-byte IPv4 header in the last 20 of 40 bytes */
+#define SIB_NET_HDR_IPV6	2	/* a 40-byte IPv6 header */
+
+/* Completion queue entry, 64 bytes. */
+struct sib_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;		/* enum ib_wc_status (== ibv_wc_status) */
+	__u8 opcode;		/* enum ib_uverbs_wc_opcode (== ibv_wc_opcode) */
+	__u16 wc_flags;		/* SIB_WC_F_* */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 ex;		/* imm_data or invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 network_hdr_type;	/* SIB_NET_HDR_* */
+	__aligned_u64 timestamp;	/* ns, CLOCK_REALTIME of the completion */
+	__u8 smac[6];
+	__u16 vlan_id;
+	__u32 reserved[2];
+};
+
+#define SIB_CQE_SIZE 64
+
+/* --- udata of the uverbs commands --- */
+
+struct sib_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 cqe_size;		/* SIB_CQE_SIZE */
+	__u32 send_wqe_hdr_size;	/* SIB_SEND_WQE_HDR_SIZE */
+	__u32 recv_wqe_hdr_size;	/* SIB_RECV_WQE_HDR_SIZE */
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
+struct sib_create_cq_resp {
+	__aligned_u64 mmap_offset;	/* pass to mmap() on the uverbs fd */
+	__aligned_u64 mmap_size;	/* bytes: header + num_entries * SIB_CQE_SIZE */
+	__u32 num_entries;		/* power of two, >= requested cqe + 1 */
+	__u32 reserved;
+};
+
+/* resize_cq answers with a new ring; the old mapping stays valid until unmapped. */
+struct sib_resize_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_entries;
+	__u32 reserved;
+};
+
+struct sib_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_size;	/* 0: no SQ ring */
+	__aligned_u64 rq_mmap_offset;
+	__aligned_u64 rq_mmap_size;	/* 0: no RQ ring (SRQ attached) */
+	__u32 sq_entries;		/* power of two */
+	__u32 sq_stride;		/* bytes per send WQE slot */
+	__u32 rq_entries;		/* power of two */
+	__u32 rq_stride;		/* bytes per receive WQE slot */
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
+struct sib_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_entries;
+	__u32 stride;
+	__u32 srq_num;
+	__u32 reserved;
+};
+
+struct sib_create_ah_resp {
+	__u32 ah_num;		/* put in sib_send_wqe.wr.ud.ah_num */
+	__u32 reserved;
+};
+
+#endif /* SOFTIB_ABI_H */

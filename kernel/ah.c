@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: address handles and address vectors. An AV is always copied
+ * into the WQE or QP that uses it, so destroying an AH never races with
+ * a packet being built.
+ */
+#include <rdma/ib_cache.h>
+
+#include "ah.h"
+
+/**
+ * sib_av_from_attr() - resolve an rdma_ah_attr into a RoCEv2 AV
+ * @dev: device
+ * @attr: attribute with GRH and sgid_attr (the core fills sgid_attr)
+ * @av: out
+ *
+ * Context: any. Return: 0, -EINVAL when there is no GRH or the source
+ * GID is not a RoCEv2 GID.
+ */
+int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
+		     struct sib_av *av)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sattr;
+	const struct ib_gid_attr *dattr;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	sattr = grh->sgid_attr;
+	if (!sattr || sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	av->sgid = sattr->gid;
+	av->dgid = grh->dgid;
+	av->flow_label = grh->flow_label;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->net_type = rdma_gid_attr_network_type(sattr);
+	if (av->net_type != RDMA_NETWORK_IPV4 &&
+	    av->net_type != RDMA_NETWORK_IPV6)
+		return -EINVAL;
+	/* the destination must be of the same IP family as the source */
+	if ((av->net_type == RDMA_NETWORK_IPV4) !=
+	    !!ipv6_addr_v4mapped((struct in6_addr *)av->dgid.raw))
+		return -EINVAL;
+	dattr = rdma_find_gid_by_port(&dev->ibdev, &av->dgid,
+				      IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (!IS_ERR(dattr)) {
+		av->loopback = 1;
+		rdma_put_gid_attr(dattr);
+	}
+	return 0;
+}
+
+/**
+ * sib_create_ah() - ib_device_ops.create_ah and create_user_ah
+ * @ibah: core-allocated AH
+ * @init: attributes
+ * @udata: user data or NULL; user AHs get an ah_num for their WQEs
+ *
+ * Context: any for kernel AHs (no sleeping), process for user AHs.
+ * Return: 0, -EINVAL for a bad address, -ENOMEM.
+ */
+int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct sib_dev *dev = to_sib_dev(ibah->device);
+	struct sib_ah *ah = to_sib_ah(ibah);
+	struct sib_create_ah_resp resp = {};
+	int err;
+
+	err = sib_av_from_attr(dev, init->ah_attr, &ah->av);
+	if (err)
+		return err;
+	if (atomic_inc_return(&dev->num_ah) > SIB_MAX_AH) {
+		err = -ENOMEM;
+		goto err_cnt;
+	}
+	ah->ah_num = 0;
+	if (!udata)
+		return 0;
+	err = xa_alloc(&dev->ah_xa, &ah->ah_num, ah, xa_limit_31b, GFP_KERNEL);
+	if (err)
+		goto err_cnt;
+	resp.ah_num = ah->ah_num;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_xa;
+	return 0;
+
+err_xa:
+	xa_erase(&dev->ah_xa, ah->ah_num);
+err_cnt:
+	atomic_dec(&dev->num_ah);
+	return err;
+}
+
+/**
+ * sib_destroy_ah() - ib_device_ops.destroy_ah
+ * @ibah: AH
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0
+ *
+ * Context: any. Return: 0.
+ */
+int sib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct sib_dev *dev = to_sib_dev(ibah->device);
+	struct sib_ah *ah = to_sib_ah(ibah);
+
+	if (ah->ah_num)
+		xa_erase(&dev->ah_xa, ah->ah_num);
+	atomic_dec(&dev->num_ah);
+	return 0;
+}
+
+/**
+ * sib_query_ah() - ib_device_ops.query_ah
+ * @ibah: AH
+ * @attr: out
+ *
+ * Context: any. Return: 0.
+ */
+int sib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct sib_ah *ah = to_sib_ah(ibah);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, 1);
+	rdma_ah_set_grh(attr, &ah->av.dgid, ah->av.flow_label, 0,
+			ah->av.hop_limit, ah->av.traffic_class);
+	return 0;
+}
+
+/**
+ * sib_ah_copy_av() - copy the AV of the user AH @ah_num
+ * @dev: device
+ * @pd: PD the AH must belong to
+ * @ah_num: number from struct sib_create_ah_resp (untrusted)
+ * @av: out
+ *
+ * Context: process or softirq. Return: 0 or -EINVAL.
+ */
+int sib_ah_copy_av(struct sib_dev *dev, struct ib_pd *pd, u32 ah_num,
+		   struct sib_av *av)
+{
+	struct sib_ah *ah;
+	int err = -EINVAL;
+
+	xa_lock(&dev->ah_xa);
+	ah = xa_load(&dev->ah_xa, ah_num);
+	if (ah && ah->ibah.pd == pd) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock(&dev->ah_xa);
+	return err;
+}

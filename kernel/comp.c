@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the completer (IBTA 9.7.5.1, 9.9). Consumes ACKs, NAKs and
+ * RDMA READ responses, completes send WQEs in order, and decides on
+ * retransmission: from the oldest unacknowledged WQE after a PSN
+ * sequence NAK or a local ACK timeout, after an RNR delay for an RNR
+ * NAK; when retries run out the WQE fails with RETRY_EXC_ERR /
+ * RNR_RETRY_EXC_ERR and the QP goes to error.
+ * Runs only in the QP's work.
+ */
+#include "comp.h"
+#include "hdr.h"
+#include "psn.h"
+#include "qp.h"
+#include "mr.h"
+#include "timers.h"
+
+static bool sib_comp_outstanding(struct sib_qp *qp)
+{
+	return qp->sq.comp != qp->sq.req || qp->req.off;
+}
+
+static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
+{
+	if (sw->counted_rd && qp->req.rd_inflight)
+		qp->req.rd_inflight--;
+	sw->counted_rd = 0;
+	sib_qp_send_cqe(qp, sw, status);
+	WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+}
+
+/* complete every non-READ WQE whose last PSN is at or before @psn */
+static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
+{
+	bool progress = false;
+
+	while (qp->sq.comp != qp->sq.req) {
+		struct sib_swqe *sw = sib_swqe_at(qp, qp->sq.comp);
+
+		if (sw->wqe.opcode == IB_WR_RDMA_READ ||
+		    sib_psn_cmp(sw->last_psn, psn) > 0)
+			break;
+		sib_comp_done(qp, sw, IB_WC_SUCCESS);
+		progress = true;
+	}
+	return progress;
+}
+
+/* go back to the oldest incomplete WQE and send from there again */
+static void sib_comp_restart(struct sib_qp *qp)
+{
+	u32 i;
+
+	if (!sib_comp_outstanding(qp))
+		return;
+	for (i = qp->sq.comp; i != qp->sq.req + 1; i++)
+		sib_swqe_at(qp, i)->counted_rd = 0;
+	qp->req.rd_inflight = 0;
+	qp->req.psn = sib_swqe_at(qp, qp->sq.comp)->first_psn;
+	qp->sq.req = qp->sq.comp;
+	qp->req.off = 0;
+	qp->req.since_ackreq = 0;
+}
+
+/* the oldest WQE failed with @status: complete it and fail the QP */
+static void sib_comp_fail(struct sib_qp *qp, u8 status)
+{
+	if (qp->sq.comp != qp->sq.req || qp->req.off) {
+		sib_comp_done(qp, sib_swqe_at(qp, qp->sq.comp), status);
+		if (qp->sq.req == qp->sq.comp - 1)
+			qp->sq.req = qp->sq.comp;
+	}
+	qp->req.off = 0;
+	del_timer(&qp->retrans_timer);
+	sib_qp_error(qp, 0);
+}
+
+static u8 sib_nak_status(u8 code)
+{
+	switch (code) {
+	case SIB_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SIB_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case SIB_NAK_INVALID_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static void sib_comp_rnr(struct sib_qp *qp, u8 syn)
+{
+	sib_counter_inc(qp->dev, SIB_CNT_RNR_NAK_RCVD);
+	if (qp->rnr_retry != 7) {
+		if (!qp->comp.rnr_left) {
+			sib_counter_inc(qp->dev, SIB_CNT_RNR_EXCEEDED);
+			sib_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.rnr_left--;
+	}
+	sib_comp_restart(qp);
+	qp->req.rnr_wait = true;
+	del_timer(&qp->retrans_timer);
+	sib_timer_rnr_start(qp, syn & SIB_AETH_VALUE_MASK);
+}
+
+static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+	const struct sib_aeth *aeth = (void *)(skb->data + info->off_aeth);
+	u32 psn = sib_pkt(skb)->psn;
+	u8 syn = sib_aeth_syndrome(aeth);
+	bool progress;
+
+	/* an acknowledgement for something never sent is bogus */
+	if (sib_psn_cmp(psn, qp->req.psn) >= 0)
+		return;
+	switch (syn & SIB_AETH_CLASS_MASK) {
+	case SIB_AETH_ACK:
+		progress = sib_comp_ack_upto(qp, psn);
+		if (progress)
+			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+		break;
+	case SIB_AETH_RNR_NAK:
+		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		sib_comp_rnr(qp, syn);
+		break;
+	case SIB_AETH_NAK:
+		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		if ((syn & SIB_AETH_VALUE_MASK) == SIB_NAK_PSN_SEQ_ERR) {
+			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_RCVD);
+			sib_comp_restart(qp);
+			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+		} else {
+			sib_comp_fail(qp, sib_nak_status(syn & SIB_AETH_VALUE_MASK));
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* validate a read response against the READ WQE it belongs to */
+static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
+			 u32 paylen)
+{
+	bool first = sw->read_pkts == 0;
+	bool last = sw->read_pkts + 1 == sw->npkts;
+	u64 off = (u64)sw->read_pkts * qp->mtu;
+
+	switch (opcode) {
+	case SIB_OP_RC_READ_RESP_ONLY:
+		if (!first || !last)
+			return false;
+		break;
+	case SIB_OP_RC_READ_RESP_FIRST:
+		if (!first || last)
+			return false;
+		break;
+	case SIB_OP_RC_READ_RESP_MIDDLE:
+		if (first || last)
+			return false;
+		break;
+	default:
+		if (first || !last)
+			return false;
+		break;
+	}
+	if (last)
+		return off + paylen == sw->total_len;
+	return paylen == qp->mtu;
+}
+
+static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_swqe *sw;
+
+	while (qp->sq.comp != qp->sq.req) {
+		sw = sib_swqe_at(qp, qp->sq.comp);
+		if (sw->wqe.opcode == IB_WR_RDMA_READ)
+			break;
+		/* a read response implicitly acknowledges what came before */
+		if (sib_psn_cmp(sw->last_psn, pkt->psn) >= 0)
+			return;
+		sib_comp_done(qp, sw, IB_WC_SUCCESS);
+	}
+	if (qp->sq.comp == qp->sq.req)
+		return;
+	if (pkt->psn != sib_psn_add(sw->first_psn, sw->read_pkts))
+		return;		/* duplicate or a gap: the timer recovers */
+	if (!sib_rresp_ok(qp, sw, pkt->opcode, pkt->paylen)) {
+		sib_comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (sib_sgl_copy(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge,
+			 sw->read_pkts * qp->mtu, skb->data + pkt->hdr_len,
+			 pkt->paylen, true)) {
+		sib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sw->read_pkts++;
+	qp->comp.retry_left = qp->retry_cnt;
+	if (sw->read_pkts == sw->npkts)
+		sib_comp_done(qp, sw, IB_WC_SUCCESS);
+	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+}
+
+/**
+ * sib_comp_rcv() - handle one response packet (ACK or read response)
+ * @qp: RC QP
+ * @skb: validated packet; consumed
+ *
+ * Context: the QP's work.
+ */
+void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		goto out;
+	}
+	if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ACK)
+		sib_comp_ack(qp, skb);
+	else
+		sib_comp_rresp(qp, skb);
+out:
+	kfree_skb(skb);
+}
+
+/**
+ * sib_comp_timeout() - the local ACK timeout expired
+ * @qp: RC QP
+ *
+ * Retransmits from the oldest incomplete WQE or, when retry_cnt is used
+ * up, fails it with IB_WC_RETRY_EXC_ERR (IBTA 9.7.6.1.3).
+ * Context: the QP's work.
+ */
+void sib_comp_timeout(struct sib_qp *qp)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
+		return;
+	sib_counter_inc(qp->dev, SIB_CNT_ACK_TIMEOUT);
+	if (!qp->comp.retry_left) {
+		sib_counter_inc(qp->dev, SIB_CNT_RETRY_EXCEEDED);
+		sib_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	sib_comp_restart(qp);
+	sib_timer_retrans_progress(qp, true);
+}

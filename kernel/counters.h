@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softib: device counters. One X-macro list makes both the enum and the
+ * names exported through `rdma statistic`.
+ */
+#ifndef SIB_COUNTERS_H
+#define SIB_COUNTERS_H
+
+#include <rdma/ib_verbs.h>
+
+#define SIB_COUNTER_LIST(X)				\
+	X(SENT_PKTS,		"sent_pkts")		\
+	X(RCVD_PKTS,		"rcvd_pkts")		\
+	X(LOOPBACK_PKTS,	"loopback_pkts")	\
+	X(DROP_HDR,		"rcvd_bad_hdr")		\
+	X(DROP_ICRC,		"rcvd_icrc_err")	\
+	X(DROP_PKEY,		"rcvd_pkey_err")	\
+	X(DROP_QKEY,		"rcvd_qkey_err")	\
+	X(DROP_NO_QP,		"rcvd_no_qp")		\
+	X(DROP_QP_STATE,	"rcvd_qp_state_err")	\
+	X(DROP_RXQ_FULL,	"rcvd_queue_full")	\
+	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
+	X(DUP_REQ,		"duplicate_request")	\
+	X(SEQ_NAK_SENT,		"seq_nak_sent")		\
+	X(SEQ_NAK_RCVD,		"seq_nak_rcvd")		\
+	X(RNR_NAK_SENT,		"rnr_nak_sent")		\
+	X(RNR_NAK_RCVD,		"rnr_nak_rcvd")		\
+	X(ACK_TIMEOUT,		"ack_timeout")		\
+	X(RETRY_EXCEEDED,	"retry_exceeded_err")	\
+	X(RNR_EXCEEDED,		"rnr_retry_exceeded_err") \
+	X(XMIT_ERR,		"send_err")		\
+	X(CQ_OVERFLOW,		"cq_overflow")		\
+	X(COMPLETIONS,		"completions")
+
+#define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
+enum sib_counter {
+	SIB_COUNTER_LIST(SIB_CNT_ENUM)
+	SIB_NUM_COUNTERS
+};
+#undef SIB_CNT_ENUM
+
+struct sib_dev;
+
+void sib_counter_inc(struct sib_dev *dev, enum sib_counter c);
+struct rdma_hw_stats *sib_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port_num);
+int sib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
+
+#endif /* SIB_COUNTERS_H */

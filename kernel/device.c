@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the ib_device: registration on top of a netdev, the ops table,
+ * query_device/query_port/query_pkey, the port state that follows the
+ * netdev, user contexts. GIDs come from the core's RoCE GID cache, which
+ * fills itself from the netdev's IP addresses once the netdev is set.
+ */
+#include <linux/if_arp.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+
+#include "device.h"
+#include "queue.h"
+#include "net.h"
+#include "recv.h"
+#include "pd.h"
+#include "ah.h"
+#include "mr.h"
+#include "cq.h"
+#include "qp.h"
+
+/* RoCEv2 overhead on top of the payload, worst case: IPv6 + UDP + BTH +
+ * the largest extension header set we send + ICRC
+ */
+#define SIB_ROCE_OVERHEAD (40 + 8 + 12 + 28 + 4)
+
+static enum ib_mtu sib_mtu_from_netdev(unsigned int mtu)
+{
+	enum ib_mtu m;
+
+	for (m = SIB_MAX_MTU; m > IB_MTU_256; m--)
+		if (ib_mtu_enum_to_int(m) + SIB_ROCE_OVERHEAD <= mtu)
+			break;
+	return m;
+}
+
+/**
+ * sib_dev_port_event() - resync the port with its netdev
+ * @dev: device
+ *
+ * Updates port state and active MTU; raises IB_EVENT_PORT_ACTIVE or
+ * IB_EVENT_PORT_ERR when the state changed. Context: process (netdev
+ * notifier, RTNL held).
+ */
+void sib_dev_port_event(struct sib_dev *dev)
+{
+	struct net_device *ndev = dev->ndev;
+	enum ib_port_state new, old;
+	struct ib_event ev = {};
+
+	new = (netif_running(ndev) && netif_carrier_ok(ndev)) ?
+	      IB_PORT_ACTIVE : IB_PORT_DOWN;
+	spin_lock_bh(&dev->port_lock);
+	old = dev->port_state;
+	dev->port_state = new;
+	WRITE_ONCE(dev->active_mtu, sib_mtu_from_netdev(ndev->mtu));
+	spin_unlock_bh(&dev->port_lock);
+	if (old == new)
+		return;
+	ev.device = &dev->ibdev;
+	ev.element.port_num = 1;
+	ev.event = new == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+					   IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
+			    struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->fw_ver = SIB_FW_VER;
+	a->sys_image_guid = ibdev->node_guid;
+	a->max_mr_size = SIB_MAX_MR_SIZE;
+	a->page_size_cap = SIB_PAGE_SIZE_CAP;
+	a->vendor_id = SIB_VENDOR_ID;
+	a->vendor_part_id = SIB_VENDOR_PART_ID;
+	a->hw_ver = SIB_HW_VER;
+	a->max_qp = SIB_MAX_QP;
+	a->max_qp_wr = SIB_MAX_QP_WR;
+	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+			      IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_PORT_ACTIVE_EVENT;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->max_send_sge = SIB_MAX_SGE;
+	a->max_recv_sge = SIB_MAX_SGE;
+	a->max_sge_rd = SIB_MAX_SGE_RD;
+	a->max_cq = SIB_MAX_CQ;
+	a->max_cqe = SIB_MAX_CQE;
+	a->max_mr = SIB_MAX_MR;
+	a->max_pd = SIB_MAX_PD;
+	a->max_qp_rd_atom = SIB_MAX_QP_RD_ATOM;
+	a->max_qp_init_rd_atom = SIB_MAX_QP_RD_ATOM;
+	a->max_res_rd_atom = SIB_MAX_RES_RD_ATOM;
+	a->atomic_cap = IB_ATOMIC_NONE;
+	a->max_ah = SIB_MAX_AH;
+	a->max_pkeys = SIB_MAX_PKEYS;
+	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;
+	return 0;
+}
+
+static int sib_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *a)
+{
+	struct sib_dev *dev = to_sib_dev(ibdev);
+	u16 speed = IB_SPEED_SDR;
+	u8 width = IB_WIDTH_1X;
+
+	/* the core zeroes *a */
+	spin_lock_bh(&dev->port_lock);
+	a->state = dev->port_state;
+	a->active_mtu = dev->active_mtu;
+	spin_unlock_bh(&dev->port_lock);
+	a->phys_state = a->state == IB_PORT_ACTIVE ?
+			IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	a->max_mtu = SIB_MAX_MTU;
+	a->gid_tbl_len = SIB_GID_TBL_LEN;
+	a->port_cap_flags = SIB_PORT_CAP_FLAGS;
+	a->max_msg_sz = SIB_MAX_MSG_SIZE;
+	a->pkey_tbl_len = SIB_MAX_PKEYS;
+	a->max_vl_num = 1;
+	a->sm_sl = 0;
+	a->subnet_timeout = 0;
+	a->init_type_reply = 0;
+	ib_get_eth_speed(ibdev, port, &speed, &width);
+	a->active_speed = speed;
+	a->active_width = width;
+	return 0;
+}
+
+static int sib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	if (index >= SIB_MAX_PKEYS)
+		return -EINVAL;
+	*pkey = SIB_DEFAULT_PKEY;
+	return 0;
+}
+
+static int sib_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *imm)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	imm->pkey_tbl_len = attr.pkey_tbl_len;
+	imm->gid_tbl_len = attr.gid_tbl_len;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sib_get_link_layer(struct ib_device *ibdev,
+					       u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static void sib_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%llu.%llu.%llu",
+		 SIB_FW_VER >> 48, (SIB_FW_VER >> 32) & 0xffff,
+		 SIB_FW_VER & 0xffffffff);
+}
+
+static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
+{
+	struct sib_alloc_ucontext_resp resp = {};
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	resp.cqe_size = SIB_CQE_SIZE;
+	resp.send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
+	resp.recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
+	resp.max_inline_data = SIB_MAX_INLINE_DATA;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+static void sib_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+static void sib_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sib_dev *dev = to_sib_dev(ibdev);
+
+	if (dev->udp)
+		sib_udp_put(dev->udp);
+	dev->udp = NULL;
+	if (dev->ndev)
+		netdev_put(dev->ndev, &dev->ndev_tracker);
+	dev->ndev = NULL;
+	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->mr_xa);
+	xa_destroy(&dev->ah_xa);
+}
+
+static const struct ib_device_ops sib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = (enum rdma_driver_id)SIB_DRIVER_ID,
+	.uverbs_abi_ver = SIB_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = sib_alloc_hw_port_stats,
+	.alloc_pd = sib_alloc_pd,
+	.alloc_ucontext = sib_alloc_ucontext,
+	.create_ah = sib_create_ah,
+	.create_cq = sib_create_cq,
+	.create_qp = sib_create_qp,
+	.create_user_ah = sib_create_ah,
+	.dealloc_driver = sib_dealloc_driver,
+	.dealloc_pd = sib_dealloc_pd,
+	.dealloc_ucontext = sib_dealloc_ucontext,
+	.dereg_mr = sib_dereg_mr,
+	.destroy_ah = sib_destroy_ah,
+	.destroy_cq = sib_destroy_cq,
+	.destroy_qp = sib_destroy_qp,
+	.get_dev_fw_str = sib_get_dev_fw_str,
+	.get_dma_mr = sib_get_dma_mr,
+	.get_hw_stats = sib_get_hw_stats,
+	.get_link_layer = sib_get_link_layer,
+	.get_port_immutable = sib_get_port_immutable,
+	.mmap = sib_mmap,
+	.mmap_free = sib_mmap_free,
+	.modify_qp = sib_modify_qp,
+	.poll_cq = sib_poll_cq,
+	.post_recv = sib_post_recv,
+	.post_send = sib_post_send,
+	.query_ah = sib_query_ah,
+	.query_device = sib_query_device,
+	.query_pkey = sib_query_pkey,
+	.query_port = sib_query_port,
+	.query_qp = sib_query_qp,
+	.reg_user_mr = sib_reg_user_mr,
+	.req_notify_cq = sib_req_notify_cq,
+	.resize_cq = sib_resize_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, sib_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sib_ucontext, ibuc),
+};
+
+static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+
+	spin_lock_init(&dev->port_lock);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);
+	dev->next_qpn = SIB_MIN_QPN;
+	dev->next_mr = 1;
+	get_random_bytes(&dev->next_key, 1);
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	dev->port_state = (netif_running(ndev) && netif_carrier_ok(ndev)) ?
+			  IB_PORT_ACTIVE : IB_PORT_DOWN;
+	dev->active_mtu = sib_mtu_from_netdev(ndev->mtu);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->dev.parent = ndev->dev.parent;
+	strscpy(ibdev->node_desc, "softib", sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid, ndev->dev_addr);
+	/* the legacy write() commands the core does not enable by default */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(ibdev, &sib_dev_ops);
+}
+
+/**
+ * sib_dev_add() - create and register a softib device on @ndev
+ * @name: device name from `rdma link add`
+ * @ndev: the Ethernet netdev
+ *
+ * Context: process (RDMA netlink). Return: 0 or -errno (-EADDRINUSE
+ * when UDP port 4791 is taken in @ndev's namespace).
+ */
+int sib_dev_add(const char *name, struct net_device *ndev)
+{
+	struct sib_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(sib_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	sib_dev_init(dev, ndev);
+	dev->udp = sib_udp_get(dev_net(ndev), sib_udp_encap_recv);
+	if (IS_ERR(dev->udp)) {
+		err = PTR_ERR(dev->udp);
+		dev->udp = NULL;
+		goto err_dealloc;
+	}
+	err = ib_device_set_netdev(&dev->ibdev, ndev, 1);
+	if (err)
+		goto err_dealloc;
+	err = ib_register_device(&dev->ibdev, name, NULL);
+	if (err)
+		goto err_dealloc;
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}

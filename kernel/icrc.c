@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the RoCEv2 invariant CRC (IBTA annex A17.3.3). A CRC32 over
+ * a 64-bit field of ones standing for the masked LRH, the IP header with
+ * its variant fields (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow
+ * label, hop limit) set to ones, the UDP header with its checksum set to
+ * ones, the BTH with its resv8a byte set to ones, and the rest of the
+ * packet up to the ICRC. Sent inverted, least significant byte first.
+ */
+#include <linux/crc32.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "icrc.h"
+#include "hdr.h"
+
+/* CRC32 state after ~0 seed and 8 bytes of 0xff (the masked LRH) */
+#define SIB_ICRC_SEED 0xdebb20e3U
+
+/**
+ * sib_icrc() - compute the ICRC of a linear RoCEv2 packet
+ * @skb: packet; network and transport headers set, headers linear
+ * @bth_off: offset of the BTH from skb->data
+ * @len: bytes from the BTH up to (not including) the ICRC
+ *
+ * Context: any. Return: the value to put on the wire (little endian).
+ */
+u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len)
+{
+	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + SIB_BTH_LEN];
+	unsigned int iplen, n;
+	struct sib_bth *bth;
+	struct udphdr *udp;
+	u32 crc;
+
+	if (ip_hdr(skb)->version == 4) {
+		struct iphdr *ip = (struct iphdr *)hdr;
+
+		iplen = sizeof(struct iphdr);
+		memcpy(hdr, skb_network_header(skb), iplen);
+		ip->tos = 0xff;
+		ip->ttl = 0xff;
+		ip->check = htons(0xffff);
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)hdr;
+
+		iplen = sizeof(struct ipv6hdr);
+		memcpy(hdr, skb_network_header(skb), iplen);
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+	}
+	udp = (struct udphdr *)(hdr + iplen);
+	memcpy(udp, skb_transport_header(skb), sizeof(*udp));
+	udp->check = htons(0xffff);
+	bth = (struct sib_bth *)(udp + 1);
+	memcpy(bth, skb->data + bth_off, SIB_BTH_LEN);
+	bth->qpn |= cpu_to_be32(~SIB_QPN_MASK);
+	n = iplen + sizeof(*udp) + SIB_BTH_LEN;
+	crc = crc32_le(SIB_ICRC_SEED, hdr, n);
+	crc = crc32_le(crc, skb->data + bth_off + SIB_BTH_LEN, len - SIB_BTH_LEN);
+	return ~crc;
+}

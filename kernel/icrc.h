@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SIB_ICRC_H
+#define SIB_ICRC_H
+
+#include <linux/skbuff.h>
+
+u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len);
+
+#endif

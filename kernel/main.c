@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: module entry. `rdma link add NAME type softib netdev DEV`
+ * creates a device; a netdev notifier keeps each device's port in step
+ * with its netdev and removes the device when the netdev goes away.
+ */
+#include <linux/module.h>
+#include <linux/if_arp.h>
+#include <rdma/rdma_netlink.h>
+
+#include "softib.h"
+#include "device.h"
+
+struct workqueue_struct *sib_wq;
+
+static struct ib_device *sib_find(struct net_device *ndev)
+{
+	return ib_device_get_by_netdev(ndev, (enum rdma_driver_id)SIB_DRIVER_ID);
+}
+
+static int sib_newlink(const char *name, struct net_device *ndev)
+{
+	struct ib_device *ibdev = sib_find(ndev);
+
+	if (ibdev) {
+		ib_device_put(ibdev);
+		return -EEXIST;
+	}
+	if (ndev->type != ARPHRD_ETHER)
+		return -EINVAL;
+	return sib_dev_add(name, ndev);
+}
+
+static struct rdma_link_ops sib_link_ops = {
+	.type = "softib",
+	.newlink = sib_newlink,
+};
+
+static int sib_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct ib_device *ibdev = sib_find(ndev);
+
+	if (!ibdev)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sib_dev_port_event(to_sib_dev(ibdev));
+		break;
+	default:
+		break;
+	}
+	ib_device_put(ibdev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sib_netdev_nb = {
+	.notifier_call = sib_netdev_event,
+};
+
+static int __init sib_init(void)
+{
+	int err;
+
+	sib_wq = alloc_workqueue("softib", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!sib_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&sib_netdev_nb);
+	if (err)
+		goto err_wq;
+	rdma_link_register(&sib_link_ops);
+	pr_info("softib: loaded\n");
+	return 0;
+
+err_wq:
+	destroy_workqueue(sib_wq);
+	return err;
+}
+
+static void __exit sib_exit(void)
+{
+	rdma_link_unregister(&sib_link_ops);
+	unregister_netdevice_notifier(&sib_netdev_nb);
+	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
+	destroy_workqueue(sib_wq);
+	pr_info("softib: unloaded\n");
+}
+
+module_init(sib_init);
+module_exit(sib_exit);
+
+MODULE_AUTHOR("softib authors");
+MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2)");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("softib");

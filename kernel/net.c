@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the network side. One pair of UDP tunnel sockets (IPv4 and
+ * IPv6, port 4791) per network namespace, shared by all softib devices
+ * in it and reference counted; IP/UDP header construction; routing and
+ * transmission of RoCEv2 packets.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+#include <net/ip6_checksum.h>
+#include <net/addrconf.h>
+
+#include "net.h"
+#include "icrc.h"
+#include "hdr.h"
+
+struct sib_udp {
+	struct list_head list;
+	struct net *net;
+	struct socket *sk4;
+	struct socket *sk6;
+	int refs;			/* under sib_udp_mutex */
+};
+
+static LIST_HEAD(sib_udp_list);
+static DEFINE_MUTEX(sib_udp_mutex);
+
+static struct socket *sib_udp_sock(struct net *net, bool v6,
+				   sib_encap_rcv_t rcv)
+{
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg cfg = {};
+	struct socket *sock;
+	int err;
+
+	if (v6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+		cfg.local_ip6 = in6addr_any;
+		cfg.use_udp6_rx_checksums = false;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	cfg.local_udp_port = htons(SIB_ROCE_UDP_DPORT);
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	tcfg.encap_type = 1;
+	tcfg.encap_rcv = rcv;
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+/**
+ * sib_udp_get() - get (create on first use) the sockets of @net
+ * @net: network namespace of the device's netdev
+ * @rcv: encap_rcv handler for packets to port 4791
+ *
+ * Context: process. Return: the holder or ERR_PTR (e.g. -EADDRINUSE
+ * when another RoCE driver owns port 4791 in @net).
+ */
+struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv)
+{
+	struct sib_udp *u;
+	int err;
+
+	mutex_lock(&sib_udp_mutex);
+	list_for_each_entry(u, &sib_udp_list, list) {
+		if (net_eq(u->net, net)) {
+			u->refs++;
+			goto out;
+		}
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u) {
+		u = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	u->sk4 = sib_udp_sock(net, false, rcv);
+	if (IS_ERR(u->sk4)) {
+		err = PTR_ERR(u->sk4);
+		kfree(u);
+		u = ERR_PTR(err);
+		goto out;
+	}
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled()) {
+		u->sk6 = sib_udp_sock(net, true, rcv);
+		if (IS_ERR(u->sk6))
+			u->sk6 = NULL;	/* IPv4 only */
+	}
+	u->net = net;
+	u->refs = 1;
+	list_add(&u->list, &sib_udp_list);
+out:
+	mutex_unlock(&sib_udp_mutex);
+	return u;
+}
+
+/**
+ * sib_udp_put() - release a reference from sib_udp_get()
+ * @u: holder
+ *
+ * Context: process.
+ */
+void sib_udp_put(struct sib_udp *u)
+{
+	mutex_lock(&sib_udp_mutex);
+	if (--u->refs == 0) {
+		list_del(&u->list);
+		udp_tunnel_sock_release(u->sk4);
+		if (u->sk6)
+			udp_tunnel_sock_release(u->sk6);
+		kfree(u);
+	}
+	mutex_unlock(&sib_udp_mutex);
+}
+
+/**
+ * sib_skb_alloc() - allocate a packet with room for all outer headers
+ * @dev: device (for the link layer reserve)
+ * @len: bytes from the BTH to the end of the ICRC
+ *
+ * Context: process (may sleep). Return: skb with skb->data at the BTH
+ * and @len bytes put, or NULL.
+ */
+struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
+{
+	unsigned int head = LL_RESERVED_SPACE(dev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len, GFP_KERNEL | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
+/**
+ * sib_net_push_hdrs() - put the UDP and IP headers in front of the BTH
+ * @dev: device
+ * @av: addresses
+ * @skb: from sib_skb_alloc(), data at the BTH
+ * @sport: UDP source port (per QP, for ECMP entropy)
+ *
+ * Afterwards skb->data is at the IP header and the network/transport
+ * header offsets are set. The IPv4 ID and checksum are filled in by
+ * sib_net_xmit(); for loopback they stay 0/computed here.
+ * Context: any.
+ */
+void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
+		       struct sk_buff *skb, u16 sport)
+{
+	u8 ttl = av->hop_limit ? av->hop_limit : 64;
+	struct udphdr *udp;
+
+	udp = skb_push(skb, sizeof(*udp));
+	skb_reset_transport_header(skb);
+	udp->source = htons(sport);
+	udp->dest = htons(SIB_ROCE_UDP_DPORT);
+	udp->len = htons(skb->len);
+	udp->check = 0;
+	if (av->net_type == RDMA_NETWORK_IPV4) {
+		struct iphdr *ip = skb_push(skb, sizeof(*ip));
+
+		skb_reset_network_header(skb);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = av->traffic_class;
+		ip->tot_len = htons(skb->len);
+		ip->id = 0;
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = ttl;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, av->sgid.raw + 12, 4);
+		memcpy(&ip->daddr, av->dgid.raw + 12, 4);
+		ip_send_check(ip);
+		skb->protocol = htons(ETH_P_IP);
+	} else {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, av->traffic_class, htonl(av->flow_label));
+		ip6->payload_len = htons(skb->len - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = ttl;
+		memcpy(&ip6->saddr, av->sgid.raw, 16);
+		memcpy(&ip6->daddr, av->dgid.raw, 16);
+		skb->protocol = htons(ETH_P_IPV6);
+	}
+}
+
+static void sib_put_icrc(struct sk_buff *skb)
+{
+	unsigned int bth_off = skb_transport_offset(skb) + sizeof(struct udphdr);
+	unsigned int len = skb->len - bth_off - SIB_ICRC_LEN;
+
+	put_unaligned_le32(sib_icrc(skb, bth_off, len), skb->data + bth_off + len);
+}
+
+static int sib_xmit4(struct sib_dev *dev, struct sib_udp *u,
+		     struct sk_buff *skb)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct iphdr *ip = ip_hdr(skb);
+	struct flowi4 fl = {};
+	struct rtable *rt;
+
+	fl.flowi4_oif = dev->ndev->ifindex;
+	fl.flowi4_proto = IPPROTO_UDP;
+	fl.daddr = ip->daddr;
+	fl.saddr = ip->saddr;
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	__ip_select_ident(net, ip, 1);
+	sib_put_icrc(skb);
+	ip_send_check(ip);
+	skb->ip_summed = CHECKSUM_NONE;
+	return ip_local_out(net, u->sk4->sk, skb);
+}
+
+static int sib_xmit6(struct sib_dev *dev, struct sib_udp *u,
+		     struct sk_buff *skb)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	struct udphdr *udp = udp_hdr(skb);
+	struct flowi6 fl6 = {};
+	struct dst_entry *dst;
+	unsigned int ulen = skb->len - skb_transport_offset(skb);
+
+	if (!u->sk6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	fl6.flowi6_oif = dev->ndev->ifindex;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = ip6->daddr;
+	fl6.saddr = ip6->saddr;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, u->sk6->sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	sib_put_icrc(skb);
+	udp->check = csum_ipv6_magic(&ip6->saddr, &ip6->daddr, ulen,
+				     IPPROTO_UDP, csum_partial(udp, ulen, 0));
+	if (!udp->check)
+		udp->check = CSUM_MANGLED_0;
+	skb->ip_summed = CHECKSUM_NONE;
+	return ip6_local_out(net, u->sk6->sk, skb);
+}
+
+/**
+ * sib_net_xmit() - route and send a packet built by sib_net_push_hdrs()
+ * @dev: device
+ * @av: addresses (IP family)
+ * @skb: the packet; consumed in every case
+ *
+ * Computes the ICRC. Context: process or softirq. Return: 0 or -errno
+ * (no route, device down).
+ */
+int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
+		 struct sk_buff *skb)
+{
+	int err;
+
+	skb->dev = dev->ndev;
+	if (av->net_type == RDMA_NETWORK_IPV4)
+		err = sib_xmit4(dev, dev->udp, skb);
+	else
+		err = sib_xmit6(dev, dev->udp, skb);
+	return net_xmit_eval(err);
+}

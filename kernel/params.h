@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softib: every limit and capability of the device in one place.
+ * query_device/query_port report exactly these values and the verbs
+ * enforce them.
+ */
+#ifndef SIB_PARAMS_H
+#define SIB_PARAMS_H
+
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+
+#define SIB_VENDOR_ID		0x0000	/* no IEEE OUI of our own */
+#define SIB_VENDOR_PART_ID	0x51b0
+#define SIB_HW_VER		1
+#define SIB_FW_VER		0x0001000000000000ULL	/* 1.0.0 */
+
+#define SIB_MAX_QP		0x10000
+#define SIB_MAX_QP_WR		0x4000		/* 16k WRs per queue */
+#define SIB_MAX_SGE		32
+#define SIB_MAX_SGE_RD		32
+#define SIB_MAX_INLINE_DATA	512
+#define SIB_MAX_CQ		0x4000
+#define SIB_MAX_CQE		0xffff		/* ring of 64k entries - 1 */
+#define SIB_MAX_MR		0x10000
+#define SIB_MAX_MR_SIZE		(1ULL << 40)
+#define SIB_MAX_PD		0x10000
+#define SIB_MAX_AH		0x10000
+#define SIB_MAX_QP_RD_ATOM	128
+#define SIB_MAX_RES_RD_ATOM	(SIB_MAX_QP_RD_ATOM * SIB_MAX_QP)
+#define SIB_MAX_MSG_SIZE	0x80000000U	/* 2 GiB */
+#define SIB_PAGE_SIZE_CAP	0xfffff000U
+#define SIB_LOCAL_CA_ACK_DELAY	15
+#define SIB_MAX_PKEYS		1
+#define SIB_DEFAULT_PKEY	0xffff
+#define SIB_GID_TBL_LEN		32
+#define SIB_MAX_MTU		IB_MTU_4096
+#define SIB_PORT_CAP_FLAGS	(IB_PORT_CM_SUP)
+
+#define SIB_GSI_QPN		1
+#define SIB_GSI_QKEY		0x80010000U
+#define SIB_MIN_QPN		16
+#define SIB_MAX_QPN		0x00ffffff
+
+/* engine tuning */
+#define SIB_MAX_INFLIGHT_PKTS	512	/* unacked request packets per RC QP */
+#define SIB_ACK_REQ_EVERY	64	/* AckReq at least this often */
+#define SIB_RX_QUEUE_MAX	8192	/* skbs waiting for one QP */
+#define SIB_WORK_BUDGET		64	/* packets per engine round */
+#define SIB_MIN_ACK_TIMEOUT_MS	5	/* floor for the local ACK timeout */
+
+#define SIB_ROCE_UDP_DPORT	4791
+
+#endif /* SIB_PARAMS_H */

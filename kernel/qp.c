@@ -1,0 +1,953 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: queue pairs: create/modify/query/destroy, the one state
+ * variable and the one function that changes it, posting, the copy of
+ * user WQEs into the kernel-private shadow, and flushing to error.
+ *
+ * Teardown argument: a QP is found by packets only through dev->qp_xa,
+ * under its lock, with a reference taken there. destroy_qp erases it
+ * from the xarray, drops the initial reference and waits for the last
+ * one; after that only its own timers and work can touch it, and those
+ * are stopped with the DESTROYING bit set so they do not re-arm.
+ */
+#include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/ib_cache.h>
+
+#include "qp.h"
+#include "queue.h"
+#include "ah.h"
+#include "cq.h"
+#include "timers.h"
+#include "task.h"
+#include "hdr.h"
+
+#define SIB_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE |		\
+	IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
+	IB_QP_PORT | IB_QP_QKEY | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | \
+	IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_RQ_PSN |		\
+	IB_QP_MAX_QP_RD_ATOMIC | IB_QP_ALT_PATH | IB_QP_MIN_RNR_TIMER |	\
+	IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_PATH_MIG_STATE |	\
+	IB_QP_CAP | IB_QP_DEST_QPN)
+
+static u32 sib_sq_slot(u32 max_sge, u32 max_inline)
+{
+	return max_t(u32, max_sge * sizeof(struct sib_sge), max_inline);
+}
+
+/**
+ * sib_qp_get() - find a QP by number and reference it
+ * @dev: device
+ * @qpn: QP number from the wire (untrusted)
+ *
+ * Context: any but hardirq. Return: the QP (release with sib_qp_put())
+ * or NULL.
+ */
+struct sib_qp *sib_qp_get(struct sib_dev *dev, u32 qpn)
+{
+	struct sib_qp *qp;
+
+	xa_lock_bh(&dev->qp_xa);
+	qp = xa_load(&dev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_bh(&dev->qp_xa);
+	return qp;
+}
+
+/**
+ * sib_qp_put() - drop a reference from sib_qp_get()
+ * @qp: QP
+ *
+ * Context: any.
+ */
+void sib_qp_put(struct sib_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/**
+ * sib_qp_kick() - schedule the QP's engines
+ * @qp: QP
+ *
+ * Context: any.
+ */
+void sib_qp_kick(struct sib_qp *qp)
+{
+	if (!test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		queue_work(sib_wq, &qp->work);
+}
+
+/**
+ * sib_qp_state() - current QP state
+ * @qp: QP
+ *
+ * Context: any. Return: the state (a snapshot).
+ */
+enum ib_qp_state sib_qp_state(struct sib_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/* the only place qp->state changes; state_lock held */
+static void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
+{
+	lockdep_assert_held(&qp->state_lock);
+	sib_dbg(qp->dev, "qp %u: state %d -> %d\n", qp->ibqp.qp_num,
+		qp->state, new);
+	if (new == IB_QPS_RTS && qp->state != IB_QPS_RTS) {
+		qp->req.psn = qp->sq_psn;
+		qp->comp.retry_left = qp->retry_cnt;
+		qp->comp.rnr_left = qp->rnr_retry;
+	}
+	if (new == IB_QPS_RTR && qp->state != IB_QPS_RTR)
+		qp->resp.epsn = qp->rq_psn;
+	qp->sq_draining = new == IB_QPS_SQD;
+	WRITE_ONCE(qp->state, new);
+}
+
+/**
+ * sib_qp_error() - move the QP to the error state (IBTA 10.3.1)
+ * @qp: QP
+ * @ev: asynchronous event to raise, or 0 for none
+ *
+ * Outstanding work requests are flushed by the QP's work.
+ * Context: any.
+ */
+void sib_qp_error(struct sib_qp *qp, enum ib_event_type ev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != IB_QPS_RESET)
+		sib_qp_set_state(qp, IB_QPS_ERR);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (ev && qp->ibqp.event_handler) {
+		struct ib_event e = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = ev,
+		};
+
+		qp->ibqp.event_handler(&e, qp->ibqp.qp_context);
+	}
+	sib_qp_kick(qp);
+}
+
+static int sib_qp_check_cap(struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > SIB_MAX_QP_WR ||
+	    cap->max_recv_wr > SIB_MAX_QP_WR ||
+	    cap->max_send_sge > SIB_MAX_SGE ||
+	    cap->max_recv_sge > SIB_MAX_SGE ||
+	    cap->max_inline_data > SIB_MAX_INLINE_DATA)
+		return -EINVAL;
+	return 0;
+}
+
+static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
+			       struct ib_udata *udata,
+			       struct sib_create_qp_resp *resp)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 slot, sq_num, rq_num, rq_stride;
+	int err;
+
+	sq_num = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+	rq_num = roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 1));
+	qp->sq.max_sge = max_t(u32, cap->max_send_sge, 1);
+	qp->sq.max_inline = cap->max_inline_data;
+	qp->rq.max_sge = max_t(u32, cap->max_recv_sge, 1);
+	slot = sib_sq_slot(qp->sq.max_sge, qp->sq.max_inline);
+	qp->sq.num = sq_num;
+	qp->sq.sstride = ALIGN(sizeof(struct sib_swqe) + slot, 8);
+	qp->sq.shadow = vzalloc(array_size(sq_num, qp->sq.sstride));
+	if (!qp->sq.shadow)
+		return -ENOMEM;
+	rq_stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
+				       qp->rq.max_sge * sizeof(struct sib_sge));
+	err = sib_ring_alloc(&qp->rq.ring, rq_num, rq_stride);
+	if (err)
+		return err;
+	if (!udata)
+		return 0;
+	err = sib_ring_alloc(&qp->sq.ring, sq_num,
+			     roundup_pow_of_two(SIB_SEND_WQE_HDR_SIZE + slot));
+	if (err)
+		return err;
+	qp->sq.ring.hdr->kernel_idle = 1;
+	err = sib_ring_expose(&qp->sq.ring, sib_udata_uctx(udata),
+			      &resp->sq_mmap_offset, &resp->sq_mmap_size);
+	if (err)
+		return err;
+	err = sib_ring_expose(&qp->rq.ring, sib_udata_uctx(udata),
+			      &resp->rq_mmap_offset, &resp->rq_mmap_size);
+	if (err)
+		return err;
+	resp->sq_entries = sq_num;
+	resp->sq_stride = qp->sq.ring.stride;
+	resp->rq_entries = rq_num;
+	resp->rq_stride = rq_stride;
+	resp->max_inline_data = qp->sq.max_inline;
+	return 0;
+}
+
+static void sib_qp_free_queues(struct sib_qp *qp)
+{
+	sib_ring_free(&qp->sq.ring);
+	sib_ring_free(&qp->rq.ring);
+	vfree(qp->sq.shadow);
+	qp->sq.shadow = NULL;
+}
+
+static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
+			    enum ib_qp_type type)
+{
+	u32 qpn;
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		err = xa_insert_bh(&dev->qp_xa, SIB_GSI_QPN, NULL, GFP_KERNEL);
+		qpn = SIB_GSI_QPN;
+	} else {
+		err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
+					 XA_LIMIT(SIB_MIN_QPN, SIB_MAX_QPN),
+					 &dev->next_qpn, GFP_KERNEL);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		return err == -EBUSY ? -EEXIST : err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+/**
+ * sib_create_qp() - ib_device_ops.create_qp for RC, UD and GSI QPs
+ * @ibqp: core-allocated QP
+ * @init: attributes; caps are rounded up and written back
+ * @udata: user data or NULL; answers struct sib_create_qp_resp
+ *
+ * Context: process. Return: 0, -EOPNOTSUPP (type, SRQ, create flags),
+ * -EINVAL (caps), -ENOMEM.
+ */
+int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct sib_dev *dev = to_sib_dev(ibqp->device);
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct sib_create_qp_resp resp = {};
+	int err;
+
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	    init->qp_type != IB_QPT_GSI)
+		return -EOPNOTSUPP;
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	err = sib_qp_check_cap(init);
+	if (err)
+		return err;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (atomic_inc_return(&dev->num_qp) > SIB_MAX_QP) {
+		err = -ENOMEM;
+		goto err_cnt;
+	}
+	qp->dev = dev;
+	qp->is_user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	qp->state = IB_QPS_RESET;
+	qp->scq = to_sib_cq(init->send_cq);
+	qp->rcq = to_sib_cq(init->recv_cq);
+	qp->mtu = 256;
+	qp->path_mtu = IB_MTU_256;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	skb_queue_head_init(&qp->rxq);
+	INIT_WORK(&qp->work, sib_qp_task);
+	spin_lock_init(&qp->task_lock);
+	sib_timers_init(qp);
+	err = sib_qp_alloc_qpn(dev, qp, init->qp_type);
+	if (err)
+		goto err_cnt;
+	if (init->qp_type == IB_QPT_GSI)
+		qp->qkey = SIB_GSI_QKEY;
+	qp->src_port = 0xc000 | (hash_32(ibqp->qp_num, 14) & 0x3fff);
+	err = sib_qp_alloc_queues(qp, init, udata, &resp);
+	if (err)
+		goto err_queues;
+	init->cap.max_send_wr = qp->sq.num;
+	init->cap.max_recv_wr = qp->rq.ring.num;
+	init->cap.max_send_sge = qp->sq.max_sge;
+	init->cap.max_recv_sge = qp->rq.max_sge;
+	init->cap.max_inline_data = qp->sq.max_inline;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_queues;
+	}
+	xa_store_bh(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
+	return 0;
+
+err_queues:
+	sib_qp_free_queues(qp);
+	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
+err_cnt:
+	atomic_dec(&dev->num_qp);
+	return err;
+}
+
+static int sib_qp_check_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
+			     int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SIB_MAX_PKEYS)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > SIB_MAX_MTU))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SIB_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIB_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SIB_QPN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_CAP) &&
+	    (attr->cap.max_send_wr > qp->sq.num ||
+	     attr->cap.max_recv_wr > qp->rq.ring.num ||
+	     attr->cap.max_send_sge > qp->sq.max_sge ||
+	     attr->cap.max_recv_sge > qp->rq.max_sge ||
+	     attr->cap.max_inline_data > qp->sq.max_inline))
+		return -EINVAL;
+	return 0;
+}
+
+static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
+			      int mask, const struct sib_av *av)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->pkey_index = attr->pkey_index;
+	if ((mask & IB_QP_QKEY) && qp->ibqp.qp_type != IB_QPT_GSI)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		qp->av = *av;
+		qp->ah_attr = attr->ah_attr;
+		qp->ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		qp->path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT) {
+		qp->retry_cnt = attr->retry_cnt;
+		qp->comp.retry_left = attr->retry_cnt;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		qp->rnr_retry = attr->rnr_retry;
+		qp->comp.rnr_left = attr->rnr_retry;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN) {
+		qp->rq_psn = attr->rq_psn & SIB_PSN_MASK;
+		qp->resp.epsn = qp->rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		qp->sq_psn = attr->sq_psn & SIB_PSN_MASK;
+		qp->req.psn = qp->sq_psn;
+	}
+}
+
+/* back to RESET: the engines are stopped, all queues become empty */
+static void sib_qp_reset(struct sib_qp *qp)
+{
+	sib_timers_stop(qp);
+	cancel_work_sync(&qp->work);
+	sib_timers_stop(qp);
+	skb_queue_purge(&qp->rxq);
+	spin_lock_irq(&qp->sq.lock);
+	qp->sq.kprod = 0;
+	qp->sq.comp = 0;
+	qp->sq.req = 0;
+	if (qp->sq.ring.hdr) {
+		qp->sq.ring.hdr->producer = 0;
+		qp->sq.ring.hdr->consumer = 0;
+	}
+	spin_unlock_irq(&qp->sq.lock);
+	spin_lock_irq(&qp->rq.lock);
+	qp->rq.kprod = 0;
+	qp->rq.kcons = 0;
+	qp->rq.ring.hdr->producer = 0;
+	qp->rq.ring.hdr->consumer = 0;
+	spin_unlock_irq(&qp->rq.lock);
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->flags &= BIT(SIB_QPF_DESTROYING);
+}
+
+/**
+ * sib_modify_qp() - ib_device_ops.modify_qp (IBTA 11.2.5.1)
+ * @ibqp: QP
+ * @attr: attributes
+ * @mask: IB_QP_* bits of @attr to apply
+ * @udata: user data (no driver data defined)
+ *
+ * The transition and the attribute mask are checked with
+ * ib_modify_qp_is_ok(), values against the device limits.
+ * Context: process. Return: 0, -EINVAL, -EOPNOTSUPP.
+ */
+int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	enum ib_qp_state cur, new;
+	struct sib_av av = {};
+	int err;
+
+	if (mask & ~SIB_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	err = sib_qp_check_attr(qp, attr, mask);
+	if (err)
+		return err;
+	if (mask & IB_QP_AV) {
+		err = sib_av_from_attr(qp->dev, &attr->ah_attr, &av);
+		if (err)
+			return err;
+	}
+	spin_lock_irq(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		spin_unlock_irq(&qp->state_lock);
+		return -EINVAL;
+	}
+	cur = qp->state;
+	sib_qp_apply_attr(qp, attr, mask, &av);
+	if (new != IB_QPS_RESET && new != cur)
+		sib_qp_set_state(qp, new);
+	spin_unlock_irq(&qp->state_lock);
+
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		sib_qp_reset(qp);
+		spin_lock_irq(&qp->state_lock);
+		sib_qp_set_state(qp, IB_QPS_RESET);
+		spin_unlock_irq(&qp->state_lock);
+	}
+	if (new == IB_QPS_ERR || new == IB_QPS_RTS)
+		sib_qp_kick(qp);
+	return 0;
+}
+
+/**
+ * sib_query_qp() - ib_device_ops.query_qp
+ * @ibqp: QP
+ * @attr: out
+ * @mask: ignored, everything is returned
+ * @init: out
+ *
+ * Context: process. Return: 0.
+ */
+int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_irq(&qp->state_lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->resp.epsn;
+	attr->sq_psn = qp->req.psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->qp_access_flags;
+	attr->ah_attr = qp->ah_attr;
+	attr->pkey_index = qp->pkey_index;
+	attr->sq_draining = qp->sq_draining;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->port_num = 1;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	spin_unlock_irq(&qp->state_lock);
+	attr->cap.max_send_wr = qp->sq.num;
+	attr->cap.max_recv_wr = qp->rq.ring.num;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	init->send_cq = qp->ibqp.send_cq;
+	init->recv_cq = qp->ibqp.recv_cq;
+	init->qp_type = qp->ibqp.qp_type;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->ibqp.qp_type == IB_QPT_GSI ? IB_SIGNAL_ALL_WR :
+			    (qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR);
+	init->port_num = 1;
+	return 0;
+}
+
+/**
+ * sib_destroy_qp() - ib_device_ops.destroy_qp
+ * @ibqp: QP
+ * @udata: unused
+ *
+ * Context: process, sleeps until no packet or timer uses the QP.
+ * Return: 0.
+ */
+int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct sib_dev *dev = qp->dev;
+
+	set_bit(SIB_QPF_DESTROYING, &qp->flags);
+	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
+	sib_qp_put(qp);
+	wait_for_completion(&qp->released);
+	sib_timers_stop(qp);
+	cancel_work_sync(&qp->work);
+	sib_timers_stop(qp);
+	skb_queue_purge(&qp->rxq);
+	sib_qp_free_queues(qp);
+	atomic_dec(&dev->num_qp);
+	return 0;
+}
+
+static bool sib_opcode_ok(struct sib_qp *qp, u8 op)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
+		       op == IB_WR_RDMA_READ;
+	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+}
+
+static void sib_swqe_reset(struct sib_swqe *sw)
+{
+	sw->status = IB_WC_SUCCESS;
+	sw->total_len = 0;
+	sw->first_psn = 0;
+	sw->last_psn = 0;
+	sw->npkts = 0;
+	sw->read_pkts = 0;
+	sw->counted_rd = 0;
+}
+
+/* copy one user WQE from the SQ ring into @sw and validate the copy */
+static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
+{
+	const u8 *src = sib_ring_entry(&qp->sq.ring, ridx);
+	struct sib_send_wqe *w = &sw->wqe;
+	u64 total = 0;
+	u32 i;
+
+	sib_swqe_reset(sw);
+	memcpy(w, src, sizeof(*w));
+	if (!sib_opcode_ok(qp, w->opcode) ||
+	    (w->send_flags & ~SIB_SEND_FLAGS_ALL))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->send_flags & SIB_SEND_INLINE) {
+		w->num_sge = 0;
+		if (w->opcode == IB_WR_RDMA_READ ||
+		    w->inline_len > qp->sq.max_inline)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sw->inline_data, src + SIB_SEND_WQE_HDR_SIZE,
+		       w->inline_len);
+		total = w->inline_len;
+	} else {
+		if (w->num_sge > qp->sq.max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sw->sge, src + SIB_SEND_WQE_HDR_SIZE,
+		       w->num_sge * sizeof(struct sib_sge));
+		for (i = 0; i < w->num_sge; i++)
+			total += sw->sge[i].length;
+	}
+	if (total > SIB_MAX_MSG_SIZE)
+		return IB_WC_LOC_LEN_ERR;
+	sw->total_len = total;
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		if (sib_ah_copy_av(qp->dev, qp->ibqp.pd, w->wr.ud.ah_num,
+				   &sw->av))
+			return IB_WC_LOC_QP_OP_ERR;
+		w->wr.ud.remote_qpn &= SIB_QPN_MASK;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * sib_sq_fetch() - copy new WQEs from a user SQ ring into the shadow
+ * @qp: user QP (no-op for kernel QPs)
+ *
+ * Copies as many as the shadow has room for; each copy is validated and
+ * an invalid one is marked with its error status for the requester.
+ * A producer index that is impossible moves the QP to error.
+ * Context: process (doorbell or engine work), takes sq.lock.
+ */
+void sib_sq_fetch(struct sib_qp *qp)
+{
+	u32 prod, n, room, kprod;
+	bool bad = false;
+
+	if (!qp->is_user)
+		return;
+	spin_lock_irq(&qp->sq.lock);
+	kprod = qp->sq.kprod;
+	prod = smp_load_acquire(&qp->sq.ring.hdr->producer);
+	n = prod - kprod;
+	if (n > qp->sq.ring.num) {
+		bad = true;
+		n = 0;
+	}
+	room = qp->sq.num - (kprod - READ_ONCE(qp->sq.comp));
+	n = min(n, room);
+	while (n--) {
+		struct sib_swqe *sw = sib_swqe_at(qp, kprod);
+
+		sw->status = sib_sq_copy_user(qp, kprod, sw);
+		kprod++;
+	}
+	smp_store_release(&qp->sq.kprod, kprod);
+	smp_store_release(&qp->sq.ring.hdr->consumer, kprod);
+	spin_unlock_irq(&qp->sq.lock);
+	if (bad)
+		sib_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * sib_sq_prod() - shadow producer index as seen by the engines
+ * @qp: QP
+ *
+ * Context: any. Return: the index; entries before it are complete.
+ */
+u32 sib_sq_prod(struct sib_qp *qp)
+{
+	return smp_load_acquire(&qp->sq.kprod);
+}
+
+static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
+			      struct sib_swqe *sw)
+{
+	struct sib_send_wqe *w = &sw->wqe;
+	u64 total = 0;
+	int i;
+
+	if (!sib_opcode_ok(qp, wr->opcode) || wr->num_sge < 0 ||
+	    wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	sib_swqe_reset(sw);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags & SIB_SEND_FLAGS_ALL;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		w->ex = wr->ex.imm_data;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > SIB_MAX_MSG_SIZE)
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE && wr->opcode != IB_WR_RDMA_READ) {
+		u8 *p = sw->inline_data;
+
+		if (total > qp->sq.max_inline)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		w->inline_len = total;
+	} else {
+		w->send_flags &= ~SIB_SEND_INLINE;
+		w->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sw->sge[i].addr = wr->sg_list[i].addr;
+			sw->sge[i].length = wr->sg_list[i].length;
+			sw->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	sw->total_len = total;
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
+			w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+			w->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		}
+	} else {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		sw->av = to_sib_ah(ud_wr(wr)->ah)->av;
+		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn & SIB_QPN_MASK;
+		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	}
+	return 0;
+}
+
+/**
+ * sib_post_send() - ib_device_ops.post_send
+ * @ibqp: QP
+ * @wr: kernel WR list; NULL for a user QP's doorbell
+ * @bad_wr: out, first WR not posted
+ *
+ * Kernel WRs are validated and copied into the shadow; a user doorbell
+ * copies from the user SQ ring. Context: any for kernel QPs, process
+ * for user QPs. Return: 0, -EINVAL (state, opcode, sizes), -ENOMEM
+ * (queue full).
+ */
+int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	enum ib_qp_state state = sib_qp_state(qp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sib_sq_fetch(qp);
+		sib_qp_run(qp, false);
+		return 0;
+	}
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 kprod = qp->sq.kprod;
+
+		if (kprod - READ_ONCE(qp->sq.comp) >= qp->sq.num) {
+			err = -ENOMEM;
+			break;
+		}
+		err = sib_sq_copy_kernel(qp, wr, sib_swqe_at(qp, kprod));
+		if (err)
+			break;
+		smp_store_release(&qp->sq.kprod, kprod + 1);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	sib_qp_kick(qp);
+	return err;
+}
+
+/**
+ * sib_post_recv() - ib_device_ops.post_recv, kernel QPs
+ * @ibqp: QP
+ * @wr: WR list
+ * @bad_wr: out, first WR not posted
+ *
+ * Context: any. Return: 0, -EINVAL (state, SGE count, user QP),
+ * -ENOMEM (queue full).
+ */
+int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct sib_ring *r = &qp->rq.ring;
+	unsigned long flags;
+	int err = 0;
+	int i;
+
+	if (qp->is_user || sib_qp_state(qp) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		struct sib_recv_wqe *h = sib_ring_entry(r, qp->rq.kprod);
+		struct sib_sge *sge = (struct sib_sge *)(h + 1);
+
+		if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		if (qp->rq.kprod - READ_ONCE(qp->rq.kcons) >= r->num) {
+			err = -ENOMEM;
+			break;
+		}
+		h->wr_id = wr->wr_id;
+		h->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		qp->rq.kprod++;
+		smp_store_release(&r->hdr->producer, qp->rq.kprod);
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	if (sib_qp_state(qp) == IB_QPS_ERR)
+		sib_qp_kick(qp);
+	return err;
+}
+
+/**
+ * sib_rq_fetch() - copy the next receive WQE out of the RQ ring
+ * @qp: QP
+ * @rw: out, validated copy
+ *
+ * Context: the QP's work. Return: 1 when a WQE was taken, 0 when the
+ * ring is empty, -EINVAL when the ring holds garbage.
+ */
+int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
+{
+	struct sib_ring *r = &qp->rq.ring;
+	struct sib_recv_wqe h;
+	const u8 *src;
+	u64 total = 0;
+	u32 prod, i;
+
+	prod = smp_load_acquire(&r->hdr->producer);
+	if (prod == qp->rq.kcons)
+		return 0;
+	if (prod - qp->rq.kcons > r->num)
+		return -EINVAL;
+	src = sib_ring_entry(r, qp->rq.kcons);
+	memcpy(&h, src, sizeof(h));
+	if (h.num_sge > qp->rq.max_sge)
+		return -EINVAL;
+	memcpy(rw->sge, src + SIB_RECV_WQE_HDR_SIZE,
+	       h.num_sge * sizeof(struct sib_sge));
+	for (i = 0; i < h.num_sge; i++)
+		total += rw->sge[i].length;
+	rw->wr_id = h.wr_id;
+	rw->num_sge = h.num_sge;
+	rw->total_len = min_t(u64, total, SIB_MAX_MSG_SIZE);
+	WRITE_ONCE(qp->rq.kcons, qp->rq.kcons + 1);
+	smp_store_release(&r->hdr->consumer, qp->rq.kcons);
+	return 1;
+}
+
+/**
+ * sib_qp_send_cqe() - complete a send WQE
+ * @qp: QP
+ * @sw: the shadow WQE
+ * @status: IB_WC_* status; successful unsignaled WQEs make no CQE
+ *
+ * Context: the QP's work.
+ */
+void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
+{
+	struct sib_cqe c = {};
+
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(sw->wqe.send_flags & SIB_SEND_SIGNALED))
+		return;
+	c.wr_id = sw->wqe.wr_id;
+	c.status = status;
+	switch (sw->wqe.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		c.opcode = IB_WC_RDMA_WRITE;
+		break;
+	case IB_WR_RDMA_READ:
+		c.opcode = IB_WC_RDMA_READ;
+		break;
+	default:
+		c.opcode = IB_WC_SEND;
+		break;
+	}
+	c.byte_len = sw->total_len;
+	c.qp_num = qp->ibqp.qp_num;
+	c.port_num = 1;
+	sib_cq_post(qp->scq, &c, &qp->ibqp, false);
+}
+
+/**
+ * sib_qp_recv_cqe() - complete a receive WQE
+ * @qp: QP
+ * @cqe: the entry, qp_num and port_num are filled in here
+ * @solicited: the message had the SE bit
+ *
+ * Context: the QP's work.
+ */
+void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
+{
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->port_num = 1;
+	sib_cq_post(qp->rcq, cqe, &qp->ibqp, solicited);
+}
+
+/**
+ * sib_qp_flush() - complete every outstanding WR with IB_WC_WR_FLUSH_ERR
+ * @qp: QP in the error state
+ *
+ * Context: the QP's work.
+ */
+void sib_qp_flush(struct sib_qp *qp)
+{
+	struct sib_cqe c;
+	u32 prod;
+
+	do {
+		sib_sq_fetch(qp);
+		prod = sib_sq_prod(qp);
+		while (qp->sq.comp != prod) {
+			sib_qp_send_cqe(qp, sib_swqe_at(qp, qp->sq.comp),
+					IB_WC_WR_FLUSH_ERR);
+			WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
+		}
+	} while (qp->is_user && prod != smp_load_acquire(&qp->sq.ring.hdr->producer) &&
+		 smp_load_acquire(&qp->sq.ring.hdr->producer) - prod <= qp->sq.ring.num);
+	qp->sq.req = qp->sq.comp;
+	qp->req.off = 0;
+	qp->req.rd_inflight = 0;
+	if (qp->resp.have_rwqe) {
+		memset(&c, 0, sizeof(c));
+		c.wr_id = qp->resp.rwqe.wr_id;
+		c.status = IB_WC_WR_FLUSH_ERR;
+		c.opcode = IB_WC_RECV;
+		sib_qp_recv_cqe(qp, &c, false);
+		qp->resp.have_rwqe = false;
+	}
+	while (sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
+		memset(&c, 0, sizeof(c));
+		c.wr_id = qp->resp.rwqe.wr_id;
+		c.status = IB_WC_WR_FLUSH_ERR;
+		c.opcode = IB_WC_RECV;
+		sib_qp_recv_cqe(qp, &c, false);
+	}
+}

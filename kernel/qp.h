@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SIB_QP_H
+#define SIB_QP_H
+
+#include "softib.h"
+
+int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+struct sib_qp *sib_qp_get(struct sib_dev *dev, u32 qpn);
+void sib_qp_put(struct sib_qp *qp);
+void sib_qp_kick(struct sib_qp *qp);
+enum ib_qp_state sib_qp_state(struct sib_qp *qp);
+void sib_qp_error(struct sib_qp *qp, enum ib_event_type ev);
+void sib_qp_flush(struct sib_qp *qp);
+void sib_sq_fetch(struct sib_qp *qp);
+u32 sib_sq_prod(struct sib_qp *qp);
+int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw);
+void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status);
+void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited);
+
+/**
+ * sib_swqe_at() - shadow send WQE number @idx
+ * @qp: QP
+ * @idx: free-running index
+ *
+ * Context: any. Return: pointer into the kernel-private shadow.
+ */
+static inline struct sib_swqe *sib_swqe_at(struct sib_qp *qp, u32 idx)
+{
+	return (struct sib_swqe *)((u8 *)qp->sq.shadow +
+		(size_t)(idx & (qp->sq.num - 1)) * qp->sq.sstride);
+}
+
+#endif

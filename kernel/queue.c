@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: rings shared with user space through mmap, and the same ring
+ * layout in kernel memory for kernel objects.
+ *
+ * Lifetime: a ring of a user object is handed to an rdma_user_mmap_entry
+ * when exposed. Destroying the object only removes the entry; the memory
+ * is freed in sib_mmap_free() once no mapping is left, so a process that
+ * still has the ring mapped never sees freed pages.
+ */
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+
+#include "queue.h"
+
+struct sib_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+	size_t size;
+};
+
+/**
+ * sib_ring_alloc() - allocate a zeroed ring
+ * @r: ring to fill
+ * @num: number of entries, power of two
+ * @stride: bytes per entry
+ *
+ * Context: process, may sleep. Return: 0 or -ENOMEM/-EINVAL.
+ */
+int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
+{
+	size_t size;
+
+	if (!num || !is_power_of_2(num) || !stride)
+		return -EINVAL;
+	if (check_mul_overflow((size_t)num, (size_t)stride, &size) ||
+	    check_add_overflow(size, (size_t)SIB_RING_HDR_SIZE, &size))
+		return -EINVAL;
+	size = PAGE_ALIGN(size);
+	r->buf = vmalloc_user(size);
+	if (!r->buf)
+		return -ENOMEM;
+	r->hdr = r->buf;
+	r->num = num;
+	r->stride = stride;
+	r->size = size;
+	r->mentry = NULL;
+	return 0;
+}
+
+/**
+ * sib_ring_expose() - make @r mappable by the owner of @uctx
+ * @r: ring from sib_ring_alloc()
+ * @uctx: user context
+ * @offset: out, mmap offset to give user space
+ * @size: out, bytes to map
+ *
+ * The ring memory is owned by the mmap entry from now on.
+ * Context: process. Return: 0 or -errno.
+ */
+int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
+		    u64 *offset, u64 *size)
+{
+	struct sib_mmap_entry *e;
+	int err;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->buf = r->buf;
+	e->size = r->size;
+	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, r->size);
+	if (err) {
+		kfree(e);
+		return err;
+	}
+	r->mentry = e;
+	*offset = rdma_user_mmap_get_offset(&e->rdma);
+	*size = r->size;
+	return 0;
+}
+
+/**
+ * sib_ring_free() - release a ring
+ * @r: ring; may be unallocated (buf NULL)
+ *
+ * Context: process.
+ */
+void sib_ring_free(struct sib_ring *r)
+{
+	if (r->mentry)
+		rdma_user_mmap_entry_remove(&r->mentry->rdma);
+	else
+		vfree(r->buf);
+	r->buf = NULL;
+	r->hdr = NULL;
+	r->mentry = NULL;
+}
+
+/**
+ * sib_mmap() - ib_device_ops.mmap: map a ring
+ * @uctx: user context
+ * @vma: the mapping; must cover exactly one entry
+ *
+ * Context: process (mmap_lock held). Return: 0 or -EINVAL.
+ */
+int sib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma;
+	struct sib_mmap_entry *e;
+	int err;
+
+	rdma = rdma_user_mmap_entry_get(uctx, vma);
+	if (!rdma)
+		return -EINVAL;
+	e = container_of(rdma, struct sib_mmap_entry, rdma);
+	err = remap_vmalloc_range(vma, e->buf, 0);
+	rdma_user_mmap_entry_put(rdma);
+	return err;
+}
+
+/**
+ * sib_mmap_free() - ib_device_ops.mmap_free: last reference to an entry
+ * @entry: the entry
+ *
+ * Context: process.
+ */
+void sib_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct sib_mmap_entry *e =
+		container_of(entry, struct sib_mmap_entry, rdma);
+
+	vfree(e->buf);
+	kfree(e);
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the receive path. UDP -> BTH -> opcode table -> P_Key -> ICRC
+ * -> QP -> the QP's receive queue, where its work picks the packet up.
+ * Everything read from the wire is checked here before any engine sees
+ * it; a bad packet is dropped and counted. Also the transmit entry of the
+ * engines: packets to one of the device's own GIDs are looped straight
+ * back into this path without a wire, a route or an ICRC.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/if_vlan.h>
+
+#include "recv.h"
+#include "hdr.h"
+#include "icrc.h"
+#include "net.h"
+#include "qp.h"
+#include "task.h"
+
+static bool sib_pkey_ok(u16 pkey)
+{
+	/* only the default P_Key 0xFFFF is in our table (IBTA 10.9.3) */
+	return (pkey & 0x7fff) == (SIB_DEFAULT_PKEY & 0x7fff);
+}
+
+static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
+{
+	if (opflags & SIB_OPF_UD)
+		return qp->ibqp.qp_type == IB_QPT_UD ||
+		       qp->ibqp.qp_type == IB_QPT_GSI;
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/* @skb->data at the BTH, network and transport headers set */
+static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
+		    bool may_inline)
+{
+	const struct sib_opcode_info *info;
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_bth *bth;
+	struct sib_qp *qp;
+	unsigned int pad;
+
+	sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
+	if (skb->len < SIB_BTH_LEN + SIB_ICRC_LEN)
+		goto bad_hdr;
+	bth = (struct sib_bth *)skb->data;
+	info = sib_opcode(bth->opcode);
+	pad = sib_bth_pad(bth);
+	if (!(info->flags & SIB_OPF_VALID) || sib_bth_tver(bth) ||
+	    skb->len < info->hdr_len + pad + SIB_ICRC_LEN)
+		goto bad_hdr;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = bth->opcode;
+	pkt->hdr_len = info->hdr_len;
+	pkt->paylen = skb->len - info->hdr_len - pad - SIB_ICRC_LEN;
+	pkt->psn = sib_bth_psn(bth);
+	pkt->qpn = sib_bth_qpn(bth);
+	pkt->ackreq = sib_bth_ackreq(bth);
+	pkt->se = sib_bth_se(bth);
+	pkt->loopback = loopback;
+	pkt->net_type = ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
+						    RDMA_NETWORK_IPV6;
+	if (!(info->flags & SIB_OPF_PAYLOAD) && (pkt->paylen || pad))
+		goto bad_hdr;
+	if (!sib_pkey_ok(sib_bth_pkey(bth))) {
+		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
+		goto drop;
+	}
+	if (!loopback &&
+	    sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
+	    get_unaligned_le32(skb->data + skb->len - SIB_ICRC_LEN)) {
+		sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
+		goto drop;
+	}
+	qp = sib_qp_get(dev, pkt->qpn);
+	if (!qp) {
+		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
+		goto drop;
+	}
+	if (!sib_qp_type_ok(qp, info->flags)) {
+		sib_qp_put(qp);
+		goto bad_hdr;
+	}
+	if (skb_queue_len(&qp->rxq) >= SIB_RX_QUEUE_MAX) {
+		sib_qp_put(qp);
+		sib_counter_inc(dev, SIB_CNT_DROP_RXQ_FULL);
+		goto drop;
+	}
+	skb_queue_tail(&qp->rxq, skb);
+	if (may_inline)
+		sib_qp_run(qp, true);
+	else
+		sib_qp_kick(qp);
+	sib_qp_put(qp);
+	return;
+
+bad_hdr:
+	sib_counter_inc(dev, SIB_CNT_DROP_HDR);
+drop:
+	kfree_skb(skb);
+}
+
+/**
+ * sib_udp_encap_recv() - encap_rcv of the UDP tunnel sockets
+ * @sk: socket
+ * @skb: packet, data at the UDP header
+ *
+ * Context: softirq. Return: 0 (the packet is always consumed).
+ */
+int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct ib_device *ibdev;
+	struct udphdr *udp;
+	unsigned int ulen;
+
+	ibdev = ib_device_get_by_netdev(ndev, (enum rdma_driver_id)SIB_DRIVER_ID);
+	if (!ibdev && is_vlan_dev(ndev))
+		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
+						(enum rdma_driver_id)SIB_DRIVER_ID);
+	if (!ibdev)
+		goto drop;
+	if (skb_linearize(skb))
+		goto put;
+	udp = udp_hdr(skb);
+	ulen = ntohs(udp->len);
+	if (ulen < sizeof(*udp) || ulen > skb->len ||
+	    (void *)udp != (void *)skb->data)
+		goto put;
+	if (pskb_trim(skb, ulen))
+		goto put;
+	skb_pull(skb, sizeof(*udp));
+	nf_reset_ct(skb);
+	skb_dst_drop(skb);
+	sib_rcv(to_sib_dev(ibdev), skb, false, false);
+	ib_device_put(ibdev);
+	return 0;
+put:
+	sib_counter_inc(to_sib_dev(ibdev), SIB_CNT_DROP_HDR);
+	ib_device_put(ibdev);
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/**
+ * sib_pkt_xmit() - send a packet built by an engine
+ * @qp: sending QP (UDP source port)
+ * @av: destination
+ * @skb: from sib_skb_alloc(), data at the BTH, headers and payload
+ *	 filled in; consumed
+ *
+ * Context: the QP's work. Return: 0 or -errno from the IP layer.
+ */
+int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
+		 struct sk_buff *skb)
+{
+	struct sib_dev *dev = qp->dev;
+	unsigned int hlen;
+	int err;
+
+	sib_net_push_hdrs(dev, av, skb, qp->src_port);
+	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+	if (av->loopback) {
+		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
+		hlen = skb_transport_offset(skb) + sizeof(struct udphdr);
+		skb_pull(skb, hlen);
+		skb->dev = dev->ndev;
+		sib_rcv(dev, skb, true, !qp->task_nested);
+		return 0;
+	}
+	err = sib_net_xmit(dev, av, skb);
+	if (err)
+		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
+	return err;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SIB_RECV_H
+#define SIB_RECV_H
+
+#include "softib.h"
+
+int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
+		 struct sk_buff *skb);
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the requester (IBTA 9.5/9.7). Turns shadow send WQEs into
+ * request packets: segments by path MTU, assigns PSNs, asks for ACKs,
+ * keeps the number of unacknowledged packets and outstanding RDMA READs
+ * bounded. UD sends complete as soon as they are on the wire.
+ * Runs only in the QP's work.
+ */
+#include "req.h"
+#include "hdr.h"
+#include "psn.h"
+#include "qp.h"
+#include "mr.h"
+#include "net.h"
+#include "recv.h"
+#include "timers.h"
+
+enum sib_req_step {
+	SIB_REQ_SENT,		/* one packet went out */
+	SIB_REQ_IDLE,		/* nothing to do or blocked */
+	SIB_REQ_ERROR,		/* the QP went to error */
+};
+
+static u8 sib_req_opcode(const struct sib_swqe *sw, bool first, bool last)
+{
+	bool imm = sw->wqe.opcode == IB_WR_SEND_WITH_IMM ||
+		   sw->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (sw->wqe.opcode == IB_WR_SEND || sw->wqe.opcode == IB_WR_SEND_WITH_IMM) {
+		if (first && last)
+			return imm ? SIB_OP_RC_SEND_ONLY_IMM : SIB_OP_RC_SEND_ONLY;
+		if (first)
+			return SIB_OP_RC_SEND_FIRST;
+		if (last)
+			return imm ? SIB_OP_RC_SEND_LAST_IMM : SIB_OP_RC_SEND_LAST;
+		return SIB_OP_RC_SEND_MIDDLE;
+	}
+	if (first && last)
+		return imm ? SIB_OP_RC_WRITE_ONLY_IMM : SIB_OP_RC_WRITE_ONLY;
+	if (first)
+		return SIB_OP_RC_WRITE_FIRST;
+	if (last)
+		return imm ? SIB_OP_RC_WRITE_LAST_IMM : SIB_OP_RC_WRITE_LAST;
+	return SIB_OP_RC_WRITE_MIDDLE;
+}
+
+/* copy @len bytes of the message at @off into @buf */
+static int sib_req_payload(struct sib_qp *qp, struct sib_swqe *sw, u32 off,
+			   void *buf, u32 len)
+{
+	if (sw->wqe.send_flags & SIB_SEND_INLINE) {
+		memcpy(buf, sw->inline_data + off, len);
+		return 0;
+	}
+	return sib_sgl_copy(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge,
+			    off, buf, len, false);
+}
+
+/* a WQE failed locally: complete it with @status and fail the QP */
+static enum sib_req_step sib_req_fail(struct sib_qp *qp, struct sib_swqe *sw,
+				      u8 status)
+{
+	sib_qp_send_cqe(qp, sw, status);
+	WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
+	qp->sq.req = qp->sq.comp;
+	qp->req.off = 0;
+	sib_qp_error(qp, 0);
+	return SIB_REQ_ERROR;
+}
+
+static struct sk_buff *sib_req_skb(struct sib_qp *qp, u8 opcode, u32 paylen,
+				   struct sib_bth **bth, u8 *pad)
+{
+	const struct sib_opcode_info *info = sib_opcode(opcode);
+	struct sk_buff *skb;
+
+	*pad = (4 - (paylen & 3)) & 3;
+	skb = sib_skb_alloc(qp->dev, info->hdr_len + paylen + *pad +
+			    SIB_ICRC_LEN);
+	if (!skb)
+		return NULL;
+	*bth = (struct sib_bth *)skb->data;
+	memset(skb->data + info->hdr_len + paylen, 0, *pad + SIB_ICRC_LEN);
+	return skb;
+}
+
+static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	bool imm = sw->wqe.opcode == IB_WR_SEND_WITH_IMM;
+	u8 opcode = imm ? SIB_OP_UD_SEND_ONLY_IMM : SIB_OP_UD_SEND_ONLY;
+	const struct sib_opcode_info *info = sib_opcode(opcode);
+	u32 len = sw->total_len;
+	struct sib_deth *deth;
+	struct sk_buff *skb;
+	struct sib_bth *bth;
+	u32 qkey;
+	u8 pad;
+
+	if (len > ib_mtu_enum_to_int(READ_ONCE(qp->dev->active_mtu)))
+		goto done_err;
+	skb = sib_req_skb(qp, opcode, len, &bth, &pad);
+	if (!skb)
+		return SIB_REQ_IDLE;
+	sib_bth_set(bth, opcode, sw->wqe.send_flags & SIB_SEND_SOLICITED, pad,
+		    SIB_DEFAULT_PKEY, sw->wqe.wr.ud.remote_qpn, false,
+		    qp->req.psn);
+	deth = (struct sib_deth *)(skb->data + info->off_deth);
+	qkey = sw->wqe.wr.ud.remote_qkey;
+	if (qkey & 0x80000000U)
+		qkey = qp->qkey;
+	deth->qkey = cpu_to_be32(qkey);
+	deth->sqp = cpu_to_be32(qp->ibqp.qp_num & SIB_QPN_MASK);
+	if (imm)
+		memcpy(skb->data + info->off_imm, &sw->wqe.ex, SIB_IMM_LEN);
+	if (sib_req_payload(qp, sw, 0, skb->data + info->hdr_len, len)) {
+		kfree_skb(skb);
+		sib_qp_send_cqe(qp, sw, IB_WC_LOC_PROT_ERR);
+		goto next;
+	}
+	qp->req.psn = sib_psn_add(qp->req.psn, 1);
+	sib_pkt_xmit(qp, &sw->av, skb);
+	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
+	goto next;
+done_err:
+	sib_qp_send_cqe(qp, sw, IB_WC_LOC_LEN_ERR);
+next:
+	qp->sq.req++;
+	WRITE_ONCE(qp->sq.comp, qp->sq.req);
+	return SIB_REQ_SENT;
+}
+
+/* may the RC requester start @sw now? */
+static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	u32 max_rd = max_t(u32, qp->max_rd_atomic, 1);
+
+	if (qp->sq.comp != qp->sq.req &&
+	    sib_psn_diff(qp->req.psn, sib_swqe_at(qp, qp->sq.comp)->first_psn) >=
+	    SIB_MAX_INFLIGHT_PKTS)
+		return false;
+	if (sw->wqe.opcode == IB_WR_RDMA_READ && qp->req.rd_inflight >= max_rd)
+		return false;
+	if ((sw->wqe.send_flags & SIB_SEND_FENCE) && qp->req.rd_inflight)
+		return false;
+	return true;
+}
+
+static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_READ_REQ);
+	struct sk_buff *skb;
+	struct sib_reth *reth;
+	struct sib_bth *bth;
+	u8 pad;
+
+	skb = sib_req_skb(qp, SIB_OP_RC_READ_REQ, 0, &bth, &pad);
+	if (!skb)
+		return SIB_REQ_IDLE;
+	sib_bth_set(bth, SIB_OP_RC_READ_REQ, false, 0, SIB_DEFAULT_PKEY,
+		    qp->dest_qpn, true, qp->req.psn);
+	reth = (struct sib_reth *)(skb->data + info->off_reth);
+	reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr);
+	reth->rkey = cpu_to_be32(sw->wqe.wr.rdma.rkey);
+	reth->dma_len = cpu_to_be32(sw->total_len);
+	qp->req.psn = sib_psn_add(qp->req.psn, sw->npkts);
+	qp->req.rd_inflight++;
+	sw->counted_rd = 1;
+	qp->req.since_ackreq = 0;
+	qp->sq.req++;
+	sib_pkt_xmit(qp, &qp->av, skb);
+	sib_timer_retrans_arm(qp);
+	return SIB_REQ_SENT;
+}
+
+static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	u32 mtu = qp->mtu, off = qp->req.off, paylen;
+	const struct sib_opcode_info *info;
+	bool first = off == 0, last, ackreq;
+	struct sk_buff *skb;
+	struct sib_bth *bth;
+	u8 opcode, pad;
+
+	if (first) {
+		if (!sib_req_may_start(qp, sw))
+			return SIB_REQ_IDLE;
+		sw->first_psn = qp->req.psn;
+		sw->npkts = max_t(u32, DIV_ROUND_UP(sw->total_len, mtu), 1);
+		sw->last_psn = sib_psn_add(sw->first_psn, sw->npkts - 1);
+		sw->read_pkts = 0;
+		sw->counted_rd = 0;
+		if (sw->wqe.opcode == IB_WR_RDMA_READ)
+			return sib_req_read(qp, sw);
+	}
+	paylen = min(mtu, sw->total_len - off);
+	last = off + paylen == sw->total_len;
+	opcode = sib_req_opcode(sw, first, last);
+	info = sib_opcode(opcode);
+	skb = sib_req_skb(qp, opcode, paylen, &bth, &pad);
+	if (!skb)
+		return SIB_REQ_IDLE;
+	ackreq = last || ++qp->req.since_ackreq >= SIB_ACK_REQ_EVERY;
+	if (ackreq)
+		qp->req.since_ackreq = 0;
+	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
+		    pad, SIB_DEFAULT_PKEY, qp->dest_qpn, ackreq, qp->req.psn);
+	if (info->flags & SIB_OPF_RETH) {
+		struct sib_reth *reth = (void *)(skb->data + info->off_reth);
+
+		reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr);
+		reth->rkey = cpu_to_be32(sw->wqe.wr.rdma.rkey);
+		reth->dma_len = cpu_to_be32(sw->total_len);
+	}
+	if (info->flags & SIB_OPF_IMM)
+		memcpy(skb->data + info->off_imm, &sw->wqe.ex, SIB_IMM_LEN);
+	if (sib_req_payload(qp, sw, off, skb->data + info->hdr_len, paylen)) {
+		kfree_skb(skb);
+		if (qp->sq.comp != qp->sq.req)
+			return SIB_REQ_IDLE;	/* fail once all before are done */
+		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
+	}
+	qp->req.psn = sib_psn_add(qp->req.psn, 1);
+	qp->req.off += paylen;
+	if (last) {
+		qp->req.off = 0;
+		qp->sq.req++;
+	}
+	sib_pkt_xmit(qp, &qp->av, skb);
+	sib_timer_retrans_arm(qp);
+	return SIB_REQ_SENT;
+}
+
+static enum sib_req_step sib_req_step(struct sib_qp *qp)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+	struct sib_swqe *sw;
+
+	if (state != IB_QPS_RTS || qp->req.rnr_wait)
+		return SIB_REQ_IDLE;
+	if (qp->sq.req == sib_sq_prod(qp))
+		return SIB_REQ_IDLE;
+	sw = sib_swqe_at(qp, qp->sq.req);
+	if (sw->status != IB_WC_SUCCESS) {
+		if (qp->sq.comp != qp->sq.req)
+			return SIB_REQ_IDLE;
+		return sib_req_fail(qp, sw, sw->status);
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return sib_req_ud(qp, sw);
+	return sib_req_rc(qp, sw);
+}
+
+/**
+ * sib_req_run() - send request packets
+ * @qp: QP
+ * @budget: at most this many packets
+ *
+ * Context: the QP's work. Return: packets sent (== @budget: maybe more).
+ */
+int sib_req_run(struct sib_qp *qp, int budget)
+{
+	int n = 0;
+
+	while (n < budget && sib_req_step(qp) == SIB_REQ_SENT)
+		n++;
+	return n;
+}

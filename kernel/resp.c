@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the responder (IBTA 9.7.4, 9.7.5). Checks each request's PSN
+ * (duplicate, in order, or too far ahead), its place in the message,
+ * keys, access and lengths; places SEND payload into a receive WQE
+ * copied once from the RQ, RDMA WRITE payload into an MR; queues RDMA
+ * READs and streams their responses; sends ACK, RNR NAK and NAK.
+ * Errors follow the responder classes: RNR retries later, invalid
+ * request / remote access / remote operational errors send a NAK and
+ * move the QP to error. Runs only in the QP's work.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/if_ether.h>
+
+#include "resp.h"
+#include "hdr.h"
+#include "psn.h"
+#include "qp.h"
+#include "mr.h"
+#include "net.h"
+#include "recv.h"
+
+enum sib_resp_res {
+	SIB_RESP_OK,
+	SIB_RESP_RNR,
+	SIB_RESP_NAK_INV,
+	SIB_RESP_NAK_ACC,
+	SIB_RESP_NAK_OP,
+};
+
+static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
+{
+	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_ACK);
+	struct sk_buff *skb;
+	struct sib_aeth *aeth;
+
+	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
+	if (!skb)
+		return;
+	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ACK, false, 0,
+		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, psn);
+	aeth = (struct sib_aeth *)(skb->data + info->off_aeth);
+	sib_aeth_set(aeth, syndrome, qp->resp.msn);
+	sib_pkt_xmit(qp, &qp->av, skb);
+}
+
+static void sib_resp_recv_error(struct sib_qp *qp, u8 status)
+{
+	struct sib_cqe c = {};
+
+	if (!qp->resp.have_rwqe)
+		return;
+	c.wr_id = qp->resp.rwqe.wr_id;
+	c.status = status;
+	c.opcode = IB_WC_RECV;
+	sib_qp_recv_cqe(qp, &c, false);
+	qp->resp.have_rwqe = false;
+}
+
+/* make sure a receive WQE is at hand; RNR when the RQ is empty */
+static enum sib_resp_res sib_resp_get_rwqe(struct sib_qp *qp)
+{
+	int r;
+
+	if (qp->resp.have_rwqe)
+		return SIB_RESP_OK;
+	r = sib_rq_fetch(qp, &qp->resp.rwqe);
+	if (r < 0)
+		return SIB_RESP_NAK_OP;
+	if (!r)
+		return SIB_RESP_RNR;
+	qp->resp.have_rwqe = true;
+	qp->resp.recv_off = 0;
+	return SIB_RESP_OK;
+}
+
+static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
+				       u32 flags)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_resp_state *rs = &qp->resp;
+	enum sib_resp_res res;
+	struct sib_cqe c = {};
+
+	if (flags & SIB_OPF_START) {
+		res = sib_resp_get_rwqe(qp);
+		if (res != SIB_RESP_OK)
+			return res;
+		rs->recv_off = 0;
+		rs->cur = SIB_OPF_SEND;
+	}
+	if (!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu)
+		return SIB_RESP_NAK_INV;
+	if (pkt->paylen > rs->rwqe.total_len - rs->recv_off) {
+		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
+		return SIB_RESP_NAK_INV;
+	}
+	if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rs->rwqe.sge, rs->rwqe.num_sge,
+			 rs->recv_off, skb->data + pkt->hdr_len, pkt->paylen,
+			 true)) {
+		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
+		return SIB_RESP_NAK_OP;
+	}
+	rs->recv_off += pkt->paylen;
+	if (!(flags & SIB_OPF_END))
+		return SIB_RESP_OK;
+	c.wr_id = rs->rwqe.wr_id;
+	c.status = IB_WC_SUCCESS;
+	c.opcode = IB_WC_RECV;
+	c.byte_len = rs->recv_off;
+	c.src_qp = qp->dest_qpn;
+	if (flags & SIB_OPF_IMM) {
+		c.wc_flags |= SIB_WC_F_IMM;
+		memcpy(&c.ex, skb->data + sib_opcode(pkt->opcode)->off_imm, 4);
+	}
+	sib_qp_recv_cqe(qp, &c, pkt->se);
+	rs->have_rwqe = false;
+	rs->cur = 0;
+	rs->msn++;
+	return SIB_RESP_OK;
+}
+
+static enum sib_resp_res sib_resp_write_start(struct sib_qp *qp,
+					      struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+	const struct sib_reth *reth = (void *)(skb->data + info->off_reth);
+	struct sib_resp_state *rs = &qp->resp;
+
+	rs->w_va = be64_to_cpu(reth->va);
+	rs->w_rkey = be32_to_cpu(reth->rkey);
+	rs->w_len = be32_to_cpu(reth->dma_len);
+	rs->w_off = 0;
+	if (rs->w_len > SIB_MAX_MSG_SIZE)
+		return SIB_RESP_NAK_INV;
+	if (rs->w_len && !(qp->qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return SIB_RESP_NAK_ACC;
+	rs->cur = SIB_OPF_WRITE;
+	return SIB_RESP_OK;
+}
+
+static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
+					u32 flags)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_resp_state *rs = &qp->resp;
+	enum sib_resp_res res;
+	struct sib_cqe c = {};
+	struct sib_mr *mr;
+	int err;
+
+	if (flags & SIB_OPF_START) {
+		res = sib_resp_write_start(qp, skb);
+		if (res != SIB_RESP_OK)
+			return res;
+	}
+	if (!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu)
+		return SIB_RESP_NAK_INV;
+	if (pkt->paylen > rs->w_len - rs->w_off)
+		return SIB_RESP_NAK_INV;
+	if ((flags & SIB_OPF_END) && rs->w_off + pkt->paylen != rs->w_len)
+		return SIB_RESP_NAK_INV;
+	if (flags & SIB_OPF_RWQE) {
+		res = sib_resp_get_rwqe(qp);
+		if (res != SIB_RESP_OK)
+			return res;
+	}
+	if (pkt->paylen) {
+		mr = sib_mr_get(qp->dev, qp->ibqp.pd, rs->w_rkey,
+				IB_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			return SIB_RESP_NAK_ACC;
+		err = sib_mr_copy(mr, rs->w_va + rs->w_off,
+				  skb->data + pkt->hdr_len, pkt->paylen, true);
+		sib_mr_put(mr);
+		if (err)
+			return SIB_RESP_NAK_ACC;
+	}
+	rs->w_off += pkt->paylen;
+	if (!(flags & SIB_OPF_END))
+		return SIB_RESP_OK;
+	rs->cur = 0;
+	rs->msn++;
+	if (!(flags & SIB_OPF_RWQE))
+		return SIB_RESP_OK;
+	c.wr_id = rs->rwqe.wr_id;
+	c.status = IB_WC_SUCCESS;
+	c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	c.byte_len = rs->w_len;
+	c.src_qp = qp->dest_qpn;
+	c.wc_flags = SIB_WC_F_IMM;
+	memcpy(&c.ex, skb->data + sib_opcode(pkt->opcode)->off_imm, 4);
+	sib_qp_recv_cqe(qp, &c, pkt->se);
+	rs->have_rwqe = false;
+	return SIB_RESP_OK;
+}
+
+/* queue an RDMA READ (new or duplicate) for sib_resp_reads() */
+static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
+				       bool dup)
+{
+	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_READ_REQ);
+	const struct sib_reth *reth = (void *)(skb->data + info->off_reth);
+	struct sib_resp_state *rs = &qp->resp;
+	struct sib_read_op *op;
+	struct sib_mr *mr;
+	u32 i, len = be32_to_cpu(reth->dma_len);
+	u64 va = be64_to_cpu(reth->va);
+	u32 rkey = be32_to_cpu(reth->rkey);
+
+	if (dup) {
+		for (i = rs->rd_tail; i != rs->rd_head; i++)
+			if (rs->rdq[i % SIB_RDQ_SIZE].psn == sib_pkt(skb)->psn)
+				return SIB_RESP_OK;	/* still being answered */
+	}
+	if (rs->rd_head - rs->rd_tail >= SIB_RDQ_SIZE)
+		return dup ? SIB_RESP_OK : SIB_RESP_NAK_INV;
+	if (len > SIB_MAX_MSG_SIZE)
+		return SIB_RESP_NAK_INV;
+	if (len) {
+		if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_READ))
+			return SIB_RESP_NAK_ACC;
+		mr = sib_mr_get(qp->dev, qp->ibqp.pd, rkey, IB_ACCESS_REMOTE_READ);
+		if (!mr)
+			return SIB_RESP_NAK_ACC;
+		if (mr->type == SIB_MR_USER &&
+		    (va < mr->iova || len > mr->length ||
+		     va - mr->iova > mr->length - len)) {
+			sib_mr_put(mr);
+			return SIB_RESP_NAK_ACC;
+		}
+		sib_mr_put(mr);
+	}
+	op = &rs->rdq[rs->rd_head % SIB_RDQ_SIZE];
+	op->va = va;
+	op->rkey = rkey;
+	op->len = len;
+	op->off = 0;
+	op->psn = sib_pkt(skb)->psn;
+	if (!dup) {
+		rs->msn++;
+		rs->epsn = sib_psn_add(rs->epsn,
+				       max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
+	}
+	op->msn = rs->msn;
+	rs->rd_head++;
+	return SIB_RESP_OK;
+}
+
+static u8 sib_rresp_opcode(bool first, bool last)
+{
+	if (first && last)
+		return SIB_OP_RC_READ_RESP_ONLY;
+	if (first)
+		return SIB_OP_RC_READ_RESP_FIRST;
+	if (last)
+		return SIB_OP_RC_READ_RESP_LAST;
+	return SIB_OP_RC_READ_RESP_MIDDLE;
+}
+
+/* send the next response packet of @op; false when the QP failed */
+static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
+{
+	u32 paylen = min(qp->mtu, op->len - op->off);
+	bool first = op->off == 0, last = op->off + paylen == op->len;
+	u8 opcode = sib_rresp_opcode(first, last);
+	const struct sib_opcode_info *info = sib_opcode(opcode);
+	u8 pad = (4 - (paylen & 3)) & 3;
+	struct sk_buff *skb;
+	struct sib_mr *mr = NULL;
+	int err = 0;
+
+	skb = sib_skb_alloc(qp->dev, info->hdr_len + paylen + pad + SIB_ICRC_LEN);
+	if (!skb)
+		return true;	/* retry later */
+	memset(skb->data + info->hdr_len + paylen, 0, pad + SIB_ICRC_LEN);
+	sib_bth_set((struct sib_bth *)skb->data, opcode, false, pad,
+		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, op->psn);
+	if (info->flags & SIB_OPF_AETH)
+		sib_aeth_set((void *)(skb->data + info->off_aeth),
+			     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, op->msn);
+	if (paylen) {
+		mr = sib_mr_get(qp->dev, qp->ibqp.pd, op->rkey,
+				IB_ACCESS_REMOTE_READ);
+		err = mr ? sib_mr_copy(mr, op->va + op->off,
+				       skb->data + info->hdr_len, paylen, false) :
+			   -EINVAL;
+		if (mr)
+			sib_mr_put(mr);
+	}
+	if (err) {
+		kfree_skb(skb);
+		sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR,
+				  op->psn);
+		qp->resp.rd_tail = qp->resp.rd_head;
+		sib_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return false;
+	}
+	sib_pkt_xmit(qp, &qp->av, skb);
+	op->off += paylen;
+	op->psn = sib_psn_add(op->psn, 1);
+	if (last)
+		qp->resp.rd_tail++;
+	return true;
+}
+
+/**
+ * sib_resp_reads() - stream RDMA READ responses
+ * @qp: RC QP
+ * @budget: at most this many packets
+ *
+ * Context: the QP's work. Return: packets sent.
+ */
+int sib_resp_reads(struct sib_qp *qp, int budget)
+{
+	struct sib_resp_state *rs = &qp->resp;
+	int n = 0;
+
+	while (n < budget && rs->rd_tail != rs->rd_head &&
+	       sib_qp_state(qp) != IB_QPS_ERR) {
+		if (!sib_resp_read_pkt(qp, &rs->rdq[rs->rd_tail % SIB_RDQ_SIZE]))
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info;
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_rwqe *rw = &qp->resp.rwqe;
+	const struct sib_deth *deth;
+	struct sib_cqe c = {};
+	u8 grh[40] = {};
+	int r;
+
+	info = sib_opcode(pkt->opcode);
+	deth = (void *)(skb->data + info->off_deth);
+	if (be32_to_cpu(deth->qkey) != qp->qkey) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QKEY);
+		return;
+	}
+	r = sib_rq_fetch(qp, rw);
+	if (r <= 0) {
+		if (r < 0)
+			sib_qp_error(qp, IB_EVENT_QP_FATAL);
+		sib_counter_inc(qp->dev, SIB_CNT_UD_NO_RWQE);
+		return;
+	}
+	c.wr_id = rw->wr_id;
+	c.opcode = IB_WC_RECV;
+	c.byte_len = sizeof(grh) + pkt->paylen;
+	if (pkt->net_type == RDMA_NETWORK_IPV4) {
+		memcpy(grh + 20, skb_network_header(skb), 20);
+		c.network_hdr_type = SIB_NET_HDR_IPV4;
+	} else {
+		memcpy(grh, skb_network_header(skb), 40);
+		c.network_hdr_type = SIB_NET_HDR_IPV6;
+	}
+	if (rw->total_len < c.byte_len) {
+		c.status = IB_WC_LOC_LEN_ERR;
+	} else if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge, 0,
+				grh, sizeof(grh), true) ||
+		   sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge,
+				sizeof(grh), skb->data + pkt->hdr_len,
+				pkt->paylen, true)) {
+		c.status = IB_WC_LOC_PROT_ERR;
+	} else {
+		c.status = IB_WC_SUCCESS;
+	}
+	c.wc_flags = SIB_WC_F_GRH;
+	if (info->flags & SIB_OPF_IMM) {
+		c.wc_flags |= SIB_WC_F_IMM;
+		memcpy(&c.ex, skb->data + info->off_imm, 4);
+	}
+	c.src_qp = sib_deth_sqp(deth);
+	if (!pkt->loopback && skb_mac_header_was_set(skb) &&
+	    skb_mac_header_len(skb) >= ETH_HLEN)
+		memcpy(c.smac, eth_hdr(skb)->h_source, ETH_ALEN);
+	else
+		memcpy(c.smac, qp->dev->ndev->dev_addr, ETH_ALEN);
+	sib_qp_recv_cqe(qp, &c, pkt->se);
+}
+
+/* in order in the message? (IBTA 9.7.4.1.4 opcode sequence check) */
+static bool sib_resp_seq_ok(struct sib_qp *qp, u32 flags)
+{
+	if (qp->resp.cur == SIB_OPF_SEND)
+		return (flags & SIB_OPF_SEND) && !(flags & SIB_OPF_START);
+	if (qp->resp.cur == SIB_OPF_WRITE)
+		return (flags & SIB_OPF_WRITE) && !(flags & SIB_OPF_START);
+	return flags & SIB_OPF_START;
+}
+
+static void sib_resp_duplicate(struct sib_qp *qp, struct sk_buff *skb,
+			       u32 flags)
+{
+	sib_counter_inc(qp->dev, SIB_CNT_DUP_REQ);
+	if (flags & SIB_OPF_READ) {
+		sib_resp_read(qp, skb, true);
+		return;
+	}
+	if (sib_pkt(skb)->ackreq || (flags & SIB_OPF_END))
+		sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
+				  sib_psn_add(qp->resp.epsn, SIB_PSN_MASK));
+}
+
+static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
+			    enum sib_resp_res res)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	u8 code;
+
+	switch (res) {
+	case SIB_RESP_OK:
+		if (flags & SIB_OPF_READ)
+			return;		/* epsn moved, responses follow */
+		qp->resp.epsn = sib_psn_add(qp->resp.epsn, 1);
+		if (pkt->ackreq)
+			sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
+					  pkt->psn);
+		return;
+	case SIB_RESP_RNR:
+		sib_counter_inc(qp->dev, SIB_CNT_RNR_NAK_SENT);
+		sib_resp_send_ack(qp, SIB_AETH_RNR_NAK | qp->min_rnr_timer,
+				  pkt->psn);
+		return;
+	case SIB_RESP_NAK_INV:
+		code = SIB_NAK_INVALID_REQ;
+		break;
+	case SIB_RESP_NAK_ACC:
+		code = SIB_NAK_REM_ACCESS_ERR;
+		break;
+	default:
+		code = SIB_NAK_REM_OP_ERR;
+		break;
+	}
+	sib_resp_send_ack(qp, SIB_AETH_NAK | code, pkt->psn);
+	sib_resp_recv_error(qp, code == SIB_NAK_REM_ACCESS_ERR ?
+			    IB_WC_REM_ACCESS_ERR : IB_WC_REM_INV_REQ_ERR);
+	sib_qp_error(qp, code == SIB_NAK_REM_ACCESS_ERR ?
+		     IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR);
+}
+
+/**
+ * sib_resp_rcv() - handle one request packet
+ * @qp: RC, UD or GSI QP
+ * @skb: validated packet; consumed
+ *
+ * Context: the QP's work.
+ */
+void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	u32 flags = sib_opcode(pkt->opcode)->flags;
+	enum ib_qp_state state = sib_qp_state(qp);
+	enum sib_resp_res res;
+	int d;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	    state != IB_QPS_SQD && state != IB_QPS_SQE) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		goto out;
+	}
+	if (flags & SIB_OPF_UD) {
+		sib_resp_ud(qp, skb);
+		goto out;
+	}
+	d = sib_psn_cmp(pkt->psn, qp->resp.epsn);
+	if (d < 0) {
+		sib_resp_duplicate(qp, skb, flags);
+		goto out;
+	}
+	if (d > 0) {
+		if (!qp->resp.nak_sent) {
+			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_SENT);
+			sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR,
+					  qp->resp.epsn);
+			qp->resp.nak_sent = true;
+		}
+		goto out;
+	}
+	qp->resp.nak_sent = false;
+	if (!sib_resp_seq_ok(qp, flags))
+		res = SIB_RESP_NAK_INV;
+	else if (flags & SIB_OPF_SEND)
+		res = sib_resp_send(qp, skb, flags);
+	else if (flags & SIB_OPF_WRITE)
+		res = sib_resp_write(qp, skb, flags);
+	else
+		res = sib_resp_read(qp, skb, false);
+	sib_resp_finish(qp, skb, flags, res);
+out:
+	kfree_skb(skb);
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softib: core structures shared by all files of the module.
+ *
+ * Locking, outermost first:
+ *   qp->state_lock   qp->state and the attributes modify_qp changes
+ *   qp->sq.lock      posting side of the send shadow (kprod, entries)
+ *   qp->rq.lock      posting side of a kernel QP's receive ring
+ *   cq->lock         CQ ring producer and notify state
+ * The engines (requester, responder, completer) run only in qp->work,
+ * which the workqueue never runs twice at once; everything in
+ * struct sib_req_state, sib_resp_state and sib_comp_state and the
+ * consumer indices of the queues belong to that work item alone.
+ */
+#ifndef SIB_SOFTIB_H
+#define SIB_SOFTIB_H
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/timer.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <rdma/softib-abi.h>
+
+#include "params.h"
+#include "counters.h"
+
+#define sib_dbg(dev, fmt, ...) \
+	ibdev_dbg(&(dev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define sib_warn_rl(dev, fmt, ...) \
+	ibdev_warn_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
+
+struct sib_udp;
+
+/**
+ * struct sib_dev - one softib device bound to one netdev
+ */
+struct sib_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct sib_udp *udp;
+	spinlock_t port_lock;		/* port_state, active_mtu */
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	struct xarray qp_xa;		/* qpn -> sib_qp, lock BH */
+	u32 next_qpn;
+	struct xarray mr_xa;		/* key index -> sib_mr */
+	u32 next_mr;
+	u8 next_key;
+	struct xarray ah_xa;		/* ah_num -> sib_ah (user AHs) */
+	atomic64_t counters[SIB_NUM_COUNTERS];
+	atomic_t num_qp, num_cq, num_mr, num_pd, num_ah;
+};
+
+struct sib_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct sib_pd {
+	struct ib_pd ibpd;
+};
+
+/**
+ * struct sib_av - resolved address vector (a copy, never shared)
+ * @sgid, @dgid: RoCEv2 GIDs (IPv4-mapped for IPv4)
+ * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @loopback: @dgid is one of this device's GIDs: deliver internally
+ */
+struct sib_av {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 net_type;
+	u8 loopback;
+};
+
+struct sib_ah {
+	struct ib_ah ibah;
+	struct sib_av av;
+	u32 ah_num;			/* 0 for kernel AHs */
+};
+
+enum sib_mr_type {
+	SIB_MR_DMA,
+	SIB_MR_USER,
+};
+
+/**
+ * struct sib_mr - memory region
+ * @ref: engines hold a reference while copying; dereg waits for 0
+ */
+struct sib_mr {
+	struct ib_mr ibmr;
+	struct sib_dev *dev;
+	enum sib_mr_type type;
+	int access;
+	u64 iova;
+	u64 length;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_off;		/* offset of iova in pages[0] */
+	refcount_t ref;
+	struct completion released;
+};
+
+/**
+ * struct sib_ring - a ring of struct sib_ring_hdr + entries
+ * @buf: vmalloc_user() memory; for user objects it is owned by @mentry
+ *	 once exposed and freed only when the last mapping is gone
+ */
+struct sib_ring {
+	struct sib_ring_hdr *hdr;
+	void *buf;
+	u32 num;
+	u32 stride;
+	size_t size;
+	struct sib_mmap_entry *mentry;
+};
+
+struct sib_cq {
+	struct ib_cq ibcq;
+	struct sib_dev *dev;
+	spinlock_t lock;
+	struct sib_ring ring;
+	struct ib_qp **kqp;		/* kernel CQs: QP of each entry */
+	u32 kprod;			/* kernel copy of the producer */
+	u32 kcons;			/* kernel CQs only */
+	u8 notify;			/* 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED */
+	bool is_user;
+	bool overflowed;
+};
+
+/* A validated send WQE in the kernel-private shadow queue. */
+struct sib_swqe {
+	struct sib_send_wqe wqe;	/* copy; num_sge/inline_len checked */
+	struct sib_av av;		/* UD: copy of the AH */
+	u32 total_len;
+	u32 first_psn;
+	u32 last_psn;
+	u32 npkts;
+	u32 read_pkts;			/* RDMA READ: responses received */
+	u8 status;			/* IB_WC_SUCCESS unless set at fetch */
+	u8 counted_rd;
+	u8 pad[2];
+	union {
+		struct sib_sge sge[0];
+		u8 inline_data[0];
+	};
+};
+
+struct sib_sq {
+	spinlock_t lock;		/* posting side */
+	struct sib_ring ring;		/* user QPs only */
+	void *shadow;
+	u32 sstride;			/* bytes per shadow entry */
+	u32 num;			/* power of two */
+	u32 max_sge;
+	u32 max_inline;
+	u32 kprod;			/* shadow producer (== user ring consumer) */
+	u32 comp;			/* oldest not completed (engine) */
+	u32 req;			/* next to send (engine) */
+};
+
+/* A receive WQE copied once from the RQ ring. */
+struct sib_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 total_len;
+	struct sib_sge sge[SIB_MAX_SGE];
+};
+
+struct sib_rq {
+	spinlock_t lock;		/* kernel post_recv */
+	struct sib_ring ring;
+	u32 max_sge;
+	u32 kprod;			/* kernel QPs: producer */
+	u32 kcons;			/* consumer (engine) */
+};
+
+struct sib_req_state {
+	u32 psn;			/* next PSN to send */
+	u32 off;			/* bytes of sq.req already sent */
+	u32 since_ackreq;
+	u32 rd_inflight;
+	bool rnr_wait;
+};
+
+struct sib_read_op {
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 off;
+	u32 psn;			/* PSN of the next response */
+	u32 msn;
+};
+
+#define SIB_RDQ_SIZE 128		/* == SIB_MAX_QP_RD_ATOM, power of two */
+
+struct sib_resp_state {
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	u8 cur;				/* 0, SIB_OPF_SEND or SIB_OPF_WRITE in progress */
+	bool have_rwqe;
+	u32 recv_off;
+	struct sib_rwqe rwqe;
+	u64 w_va;
+	u32 w_rkey;
+	u32 w_len;
+	u32 w_off;
+	struct sib_read_op rdq[SIB_RDQ_SIZE];
+	u32 rd_head, rd_tail;
+};
+
+struct sib_comp_state {
+	u32 retry_left;
+	u32 rnr_left;
+};
+
+enum sib_qp_flag_bits {
+	SIB_QPF_TIMEOUT,		/* retransmit timer fired */
+	SIB_QPF_RNR_DONE,		/* RNR wait over */
+	SIB_QPF_DESTROYING,
+};
+
+struct sib_qp {
+	struct ib_qp ibqp;
+	struct sib_dev *dev;
+	bool is_user;
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	/* attributes, written under state_lock by modify_qp */
+	u32 mtu;			/* path MTU in bytes */
+	enum ib_mtu path_mtu;
+	u32 qkey;
+	u32 dest_qpn;
+	int qp_access_flags;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u16 pkey_index;
+	u32 sq_psn;
+	u32 rq_psn;
+	bool sq_draining;
+	struct sib_av av;
+	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
+	u16 src_port;
+
+	struct sib_sq sq;
+	struct sib_rq rq;
+	struct sib_cq *scq;
+	struct sib_cq *rcq;
+
+	struct sk_buff_head rxq;
+	struct work_struct work;
+	spinlock_t task_lock;		/* task_running, task_pending */
+	bool task_running;
+	bool task_pending;
+	bool task_nested;		/* running inline for another QP */
+	unsigned long flags;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	refcount_t ref;
+	struct completion released;
+
+	struct sib_req_state req;
+	struct sib_resp_state resp;
+	struct sib_comp_state comp;
+};
+
+/* per-packet information kept in skb->cb */
+struct sib_pkt {
+	u32 psn;
+	u32 qpn;
+	u32 paylen;			/* payload bytes, no pad, no ICRC */
+	u16 hdr_len;
+	u8 opcode;
+	u8 net_type;			/* RDMA_NETWORK_IPV4/IPV6 */
+	u8 loopback;
+	u8 ackreq;
+	u8 se;
+};
+
+static inline struct sib_pkt *sib_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sib_pkt) > sizeof(skb->cb));
+	return (struct sib_pkt *)skb->cb;
+}
+
+static inline struct sib_dev *to_sib_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sib_dev, ibdev);
+}
+
+static inline struct sib_pd *to_sib_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct sib_pd, ibpd);
+}
+
+static inline struct sib_ah *to_sib_ah(struct ib_ah *ah)
+{
+	return container_of(ah, struct sib_ah, ibah);
+}
+
+static inline struct sib_mr *to_sib_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct sib_mr, ibmr);
+}
+
+static inline struct sib_cq *to_sib_cq(struct ib_cq *cq)
+{
+	return cq ? container_of(cq, struct sib_cq, ibcq) : NULL;
+}
+
+static inline struct sib_qp *to_sib_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct sib_qp, ibqp);
+}
+
+static inline struct sib_ucontext *to_sib_uc(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct sib_ucontext, ibuc);
+}
+
+/* the module's workqueue, created in main.c */
+extern struct workqueue_struct *sib_wq;
+
+#endif /* SIB_SOFTIB_H */

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftib: completion queues. The kernel produces struct sib_cqe entries
+ * into a ring mapped into this process; polling reads them without a
+ * system call and publishes the consumer index back to the kernel.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "softib.h"
+
+/* Copy the next CQE out of the ring and release its slot; 0 if empty. */
+static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
+{
+	struct sib_ring *r = &cq->ring;
+	struct sib_ring_hdr *hdr = sib_ring_hdr(r);
+	uint32_t prod = sib_load_acquire(&hdr->producer);
+
+	if (sib_ring_empty(prod, r->idx))
+		return 0;
+	memcpy(out, sib_ring_slot(r->buf, r->idx, r->num, r->stride),
+	       sizeof(*out));
+	r->idx++;
+	/* the slot may be rewritten by the kernel once this is visible */
+	sib_store_release(&hdr->consumer, r->idx);
+	return 1;
+}
+
+int sib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct sib_cq *cq = to_sib_cq(ibcq);
+	struct sib_cqe cqe;
+	int n = 0;
+
+	if (ne < 0)
+		return -EINVAL;
+	pthread_spin_lock(&cq->lock);
+	while (n < ne && sib_cq_take(cq, &cqe)) {
+		sib_cqe_to_wc(&cqe, &wc[n]);
+		n++;
+	}
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* ---- ibv_cq_ex poll API: each start/next copies one CQE into cq->cur ---- */
+
+static void sib_cq_load_cur(struct sib_cq *cq)
+{
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	cq->vcq.cq_ex.status = (enum ibv_wc_status)cq->cur.status;
+}
+
+static int sib_start_poll(struct ibv_cq_ex *ibcq,
+			  struct ibv_poll_cq_attr *attr)
+{
+	struct sib_cq *cq = ex_to_sib_cq(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	if (!sib_cq_take(cq, &cq->cur)) {
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	sib_cq_load_cur(cq);
+	return 0;
+}
+
+static int sib_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct sib_cq *cq = ex_to_sib_cq(ibcq);
+
+	if (!sib_cq_take(cq, &cq->cur))
+		return ENOENT;
+	sib_cq_load_cur(cq);
+	return 0;
+}
+
+static void sib_end_poll(struct ibv_cq_ex *ibcq)
+{
+	pthread_spin_unlock(&ex_to_sib_cq(ibcq)->lock);
+}
+
+static enum ibv_wc_opcode sib_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return (enum ibv_wc_opcode)ex_to_sib_cq(ibcq)->cur.opcode;
+}
+
+static uint32_t sib_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.vendor_err;
+}
+
+static uint32_t sib_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.byte_len;
+}
+
+static __be32 sib_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.ex;
+}
+
+static uint32_t sib_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.qp_num;
+}
+
+static uint32_t sib_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.src_qp;
+}
+
+static unsigned int sib_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return sib_wc_flags(ex_to_sib_cq(ibcq)->cur.wc_flags);
+}
+
+static uint32_t sib_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.slid;
+}
+
+static uint8_t sib_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.sl;
+}
+
+static uint8_t sib_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.dlid_path_bits;
+}
+
+static uint64_t sib_read_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_sib_cq(ibcq)->cur.timestamp;
+}
+
+enum {
+	SIB_CQ_EX_SUPPORTED = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+			      IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+			      IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+			      IBV_WC_EX_WITH_DLID_PATH_BITS |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+};
+
+void sib_cq_ex_setup(struct sib_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
+
+	ex->start_poll = sib_start_poll;
+	ex->next_poll = sib_next_poll;
+	ex->end_poll = sib_end_poll;
+	ex->read_opcode = sib_read_opcode;
+	ex->read_vendor_err = sib_read_vendor_err;
+	ex->read_wc_flags = sib_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = sib_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = sib_read_imm_data;	/* also invalidated rkey */
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = sib_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = sib_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = sib_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		ex->read_sl = sib_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = sib_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns = sib_read_wallclock_ns;
+}
+
+/* Map the ring described by @drv into @cq (its private consumer too). */
+static int sib_cq_map(struct ibv_context *ctx, struct sib_cq *cq,
+		      const struct sib_create_cq_resp *drv)
+{
+	int ret;
+
+	if (!drv->mmap_size)
+		return EPROTO;
+	ret = sib_mmap_ring(ctx, &cq->ring, drv->mmap_offset, drv->mmap_size,
+			    drv->num_entries, SIB_CQE_SIZE);
+	if (ret)
+		return ret;
+	cq->ring.idx = sib_load_acquire(&sib_ring_hdr(&cq->ring)->consumer);
+	return 0;
+}
+
+static struct sib_cq *sib_cq_alloc(void)
+{
+	struct sib_cq *cq = calloc(1, sizeof(*cq));
+
+	if (!cq)
+		return NULL;
+	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(cq);
+		return NULL;
+	}
+	return cq;
+}
+
+static void sib_cq_free(struct sib_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+struct ibv_cq *sib_create_cq(struct ibv_context *ctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct {
+		struct ib_uverbs_create_cq_resp ibv_resp;
+		struct sib_create_cq_resp drv;
+	} resp;
+	struct ibv_create_cq cmd;
+	struct sib_cq *cq;
+	int ret;
+
+	cq = sib_cq_alloc();
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_cq_map(ctx, cq, &resp.drv);
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		goto err_free;
+	}
+	return &cq->vcq.cq;
+
+err_free:
+	sib_cq_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_cq_ex *sib_create_cq_ex(struct ibv_context *ctx,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct {
+		struct ib_uverbs_ex_create_cq_resp ibv_resp;
+		struct sib_create_cq_resp drv;
+	} resp;
+	struct ibv_create_cq_ex cmd;
+	struct sib_cq *cq;
+	int ret;
+
+	if (attr->wc_flags & ~(uint64_t)SIB_CQ_EX_SUPPORTED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				       IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = sib_cq_alloc();
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_cq_ex(ctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (ret)
+		goto err_free;
+	ret = sib_cq_map(ctx, cq, &resp.drv);
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		goto err_free;
+	}
+	cq->wc_flags = attr->wc_flags;
+	sib_cq_ex_setup(cq, attr->wc_flags);
+	/* ibv_create_cq_ex() does not do this for us, ibv_create_cq() does */
+	verbs_init_cq(&cq->vcq.cq, ctx, attr->channel, attr->cq_context);
+	return &cq->vcq.cq_ex;
+
+err_free:
+	sib_cq_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int sib_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct {
+		struct ib_uverbs_resize_cq_resp ibv_resp;
+		struct sib_resize_cq_resp drv;
+	} resp;
+	struct sib_create_cq_resp map;
+	struct ibv_resize_cq cmd;
+	struct sib_cq *cq = to_sib_cq(ibcq);
+	struct sib_ring old;
+	int ret;
+
+	if (cqe <= 0)
+		return EINVAL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	pthread_spin_lock(&cq->lock);
+	/* the kernel moves unpolled CQEs into the new ring it returns */
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto out;
+	old = cq->ring;
+	map.mmap_offset = resp.drv.mmap_offset;
+	map.mmap_size = resp.drv.mmap_size;
+	map.num_entries = resp.drv.num_entries;
+	ret = sib_cq_map(ibcq->context, cq, &map);
+	if (ret) {
+		cq->ring = old;	/* keep polling the old ring: better than none */
+		goto out;
+	}
+	sib_munmap_ring(&old);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+int sib_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sib_cq *cq = to_sib_cq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	sib_munmap_ring(&cq->ring);
+	sib_cq_free(cq);
+	return 0;
+}

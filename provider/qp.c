@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftib: queue pairs. Send and receive WQEs are written straight into
+ * rings shared with the kernel; a send doorbell (a post_send command with
+ * no work requests) is only needed while the kernel is idle on the SQ.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "softib.h"
+
+enum {
+	SIB_SEND_OPS_SUPPORTED =
+		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
+		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV,
+};
+
+/* Ring the SQ doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
+static int sib_sq_doorbell(struct sib_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int sib_sq_publish(struct sib_qp *qp)
+{
+	struct sib_ring_hdr *hdr = sib_ring_hdr(&qp->sq.ring);
+
+	sib_store_release(&hdr->producer, qp->sq.ring.idx);
+	/* pairs with the kernel's kernel_idle store, barrier, producer load */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&hdr->kernel_idle, __ATOMIC_RELAXED))
+		return sib_sq_doorbell(qp);
+	return 0;
+}
+
+/* Posting sends is only defined once the QP reached RTS (or later). */
+static int sib_sq_state_ok(struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
+int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct sib_wq *sq = &qp->sq;
+	struct ibv_send_wr *dummy;
+	uint32_t start;
+	int err = 0, db = 0;
+
+	if (!bad_wr)
+		bad_wr = &dummy;
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	if (!sq->ring.buf || !sib_sq_state_ok(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&sq->lock);
+	start = sq->ring.idx;
+	for (; wr; wr = wr->next) {
+		uint32_t cons = sib_load_acquire(&sib_ring_hdr(&sq->ring)->consumer);
+
+		if (sib_ring_full(sq->ring.idx, cons, sq->ring.limit)) {
+			err = ENOMEM;
+			break;
+		}
+		err = sib_build_send_wqe(sib_ring_slot(sq->ring.buf,
+						       sq->ring.idx,
+						       sq->ring.num,
+						       sq->ring.stride),
+					 sq->ring.stride, wr, ibqp->qp_type,
+					 sq->max_sge, sq->max_inline,
+					 qp->sq_sig_all);
+		if (err)
+			break;
+		sq->ring.idx++;
+	}
+	if (sq->ring.idx != start)
+		db = sib_sq_publish(qp);
+	pthread_spin_unlock(&sq->lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err ? err : db;
+}
+
+/**
+ * sib_post_recv_ring() - post a list of receive WRs into an RQ or SRQ ring.
+ * Return: 0 or errno, *bad_wr set to the first WR not posted.
+ */
+static int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	struct sib_ring_hdr *hdr = sib_ring_hdr(&rq->ring);
+	uint32_t start;
+	int err = 0;
+
+	pthread_spin_lock(&rq->lock);
+	start = rq->ring.idx;
+	for (; wr; wr = wr->next) {
+		uint32_t cons = sib_load_acquire(&hdr->consumer);
+
+		if (sib_ring_full(rq->ring.idx, cons, rq->ring.limit)) {
+			err = ENOMEM;
+			break;
+		}
+		err = sib_build_recv_wqe(sib_ring_slot(rq->ring.buf,
+						       rq->ring.idx,
+						       rq->ring.num,
+						       rq->ring.stride),
+					 rq->ring.stride, wr, rq->max_sge);
+		if (err)
+			break;
+		rq->ring.idx++;
+	}
+	if (rq->ring.idx != start)
+		sib_store_release(&hdr->producer, rq->ring.idx);
+	pthread_spin_unlock(&rq->lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct ibv_recv_wr *dummy;
+
+	if (!bad_wr)
+		bad_wr = &dummy;
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	/* no RQ ring (SRQ attached) or RESET: receive queue not usable */
+	if (!qp->rq.ring.buf || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sib_post_recv_ring(&qp->rq, wr, bad_wr);
+}
+
+int sib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *bind)
+{
+	struct ibv_send_wr wr, *bad;
+	uint32_t rkey;
+	int ret;
+
+	if (!mw || !bind || mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	/* a new key for every bind: same index, next 8-bit key */
+	rkey = (mw->rkey & 0xffffff00) | ((mw->rkey + 1) & 0xff);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = bind->bind_info;
+	ret = sib_post_send(ibqp, &wr, &bad);
+	if (!ret)
+		mw->rkey = rkey;
+	return ret;
+}
+
+/* ---- create / destroy ---- */
+
+static int sib_wq_init(struct sib_wq *wq)
+{
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static uint32_t sib_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Map the rings of a new QP from the kernel's answer. */
+static int sib_qp_map(struct ibv_context *ctx, struct sib_qp *qp,
+		      const struct sib_create_qp_resp *drv,
+		      const struct ibv_qp_cap *cap)
+{
+	int ret;
+
+	ret = sib_mmap_ring(ctx, &qp->sq.ring, drv->sq_mmap_offset,
+			    drv->sq_mmap_size, drv->sq_entries, drv->sq_stride);
+	if (ret)
+		return ret;
+	ret = sib_mmap_ring(ctx, &qp->rq.ring, drv->rq_mmap_offset,
+			    drv->rq_mmap_size, drv->rq_entries, drv->rq_stride);
+	if (ret) {
+		sib_munmap_ring(&qp->sq.ring);
+		return ret;
+	}
+	if (qp->sq.ring.buf) {
+		qp->sq.ring.limit = sib_min_u32(drv->sq_entries, cap->max_send_wr);
+		qp->sq.ring.idx =
+			sib_load_acquire(&sib_ring_hdr(&qp->sq.ring)->producer);
+	}
+	if (qp->rq.ring.buf) {
+		qp->rq.ring.limit = sib_min_u32(drv->rq_entries, cap->max_recv_wr);
+		qp->rq.ring.idx =
+			sib_load_acquire(&sib_ring_hdr(&qp->rq.ring)->producer);
+	}
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.max_inline = sib_min_u32(drv->max_inline_data,
+					cap->max_inline_data);
+	qp->rq.max_sge = cap->max_recv_sge;
+	return 0;
+}
+
+struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp ibv_resp;
+		struct sib_create_qp_resp drv;
+	} resp;
+	struct ibv_create_qp cmd;
+	struct sib_qp *qp;
+	int ret;
+
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~(uint64_t)SIB_SEND_OPS_SUPPORTED)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (sib_wq_init(&qp->sq) || sib_wq_init(&qp->rq)) {
+		free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_qp_map(ctx, qp, &resp.drv, &attr->cap);
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		goto err_free;
+	}
+	qp->sq_sig_all = !!attr->sq_sig_all;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sib_qp_ex_setup(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return &qp->vqp.qp;
+
+err_free:
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *sib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = attr->qp_context;
+	ex.send_cq = attr->send_cq;
+	ex.recv_cq = attr->recv_cq;
+	ex.srq = attr->srq;
+	ex.cap = attr->cap;
+	ex.qp_type = attr->qp_type;
+	ex.sq_sig_all = attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = sib_create_qp_ex(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct ibv_modify_qp cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, mask, &cmd, sizeof(cmd));
+	if (ret || !(mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RESET)
+		return ret;
+	/* RESET empties both queues: the kernel zeroed the ring indices */
+	pthread_spin_lock(&qp->sq.lock);
+	qp->sq.ring.idx = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	qp->rq.ring.idx = 0;
+	pthread_spin_unlock(&qp->rq.lock);
+	return 0;
+}
+
+int sib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init)
+{
+	struct ibv_query_qp cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_qp(ibqp, attr, mask, init, &cmd, sizeof(cmd));
+}
+
+int sib_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sib_munmap_ring(&qp->sq.ring);
+	sib_munmap_ring(&qp->rq.ring);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+	return 0;
+}
+
+/* ---- shared receive queues ---- */
+
+int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct sib_srq *srq = to_sib_srq(ibsrq);
+	struct ibv_recv_wr *dummy;
+
+	if (!bad_wr)
+		bad_wr = &dummy;
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	if (!srq->rq.ring.buf) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sib_post_recv_ring(&srq->rq, wr, bad_wr);
+}
+
+struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp ibv_resp;
+		struct sib_create_srq_resp drv;
+	} resp;
+	struct ibv_create_srq cmd;
+	struct sib_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq || sib_wq_init(&srq->rq)) {
+		free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_mmap_ring(pd->context, &srq->rq.ring, resp.drv.mmap_offset,
+			    resp.drv.mmap_size, resp.drv.num_entries,
+			    resp.drv.stride);
+	if (!ret && !srq->rq.ring.buf)
+		ret = EPROTO;
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err_free;
+	}
+	srq->rq.ring.limit = sib_min_u32(resp.drv.num_entries,
+					 attr->attr.max_wr);
+	srq->rq.ring.idx =
+		sib_load_acquire(&sib_ring_hdr(&srq->rq.ring)->producer);
+	srq->rq.max_sge = attr->attr.max_sge;
+	srq->srq_num = resp.drv.srq_num;
+	return &srq->vsrq.srq;
+
+err_free:
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int sib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
+{
+	struct ibv_modify_srq cmd;
+
+	/* resizing would need a new ring: not offered by this ABI */
+	if (mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
+}
+
+int sib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int sib_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sib_srq *srq = to_sib_srq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	sib_munmap_ring(&srq->rq.ring);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	return 0;
+}
+
+int sib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_sib_srq(ibsrq)->srq_num;
+	return 0;
+}

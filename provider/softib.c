@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftib: registration with libibverbs, device and context, and the
+ * verbs that are plain uverbs commands (query, PD, MR, MW, AH, multicast).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "softib.h"
+
+static const struct verbs_match_ent sib_match_table[] = {
+	VERBS_DRIVER_ID(SIB_DRIVER_ID),
+	VERBS_NAME_MATCH(SIB_NAME_PREFIX, NULL),
+	{},
+};
+
+int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
+		  uint64_t offset, uint64_t size, uint32_t num,
+		  uint32_t stride)
+{
+	void *p;
+
+	memset(ring, 0, sizeof(*ring));
+	if (!size)
+		return 0;
+	/* the kernel must describe a ring that fits what it maps */
+	if (!num || (num & (num - 1)) || !stride ||
+	    size < SIB_RING_HDR_SIZE + (uint64_t)num * stride)
+		return EINVAL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd,
+		 (off_t)offset);
+	if (p == MAP_FAILED)
+		return errno;
+	ring->buf = p;
+	ring->map_size = size;
+	ring->num = num;
+	ring->stride = stride;
+	ring->limit = num;
+	return 0;
+}
+
+void sib_munmap_ring(struct sib_ring *ring)
+{
+	if (ring->buf)
+		munmap(ring->buf, ring->map_size);
+	ring->buf = NULL;
+	ring->map_size = 0;
+}
+
+static int sib_query_device_ex(struct ibv_context *ctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+
+	return ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
+					&resp_size);
+}
+
+static int sib_query_port(struct ibv_context *ctx, uint8_t port,
+			  struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *sib_alloc_pd(struct ibv_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int sib_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sib_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(vmr);
+	return ret;
+}
+
+static struct ibv_mw *sib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int sib_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+static struct ibv_ah *sib_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct {
+		struct ib_uverbs_create_ah_resp ibv_resp;
+		struct sib_create_ah_resp drv;
+	} resp;
+	struct sib_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibv_ah;
+}
+
+static int sib_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (!ret)
+		free(to_sib_ah(ibah));
+	return ret;
+}
+
+static void sib_free_context(struct ibv_context *ibctx)
+{
+	struct sib_context *ctx = to_sib_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops sib_ctx_ops = {
+	.alloc_mw = sib_alloc_mw,
+	.alloc_pd = sib_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = sib_bind_mw,
+	.create_ah = sib_create_ah,
+	.create_cq = sib_create_cq,
+	.create_cq_ex = sib_create_cq_ex,
+	.create_qp = sib_create_qp,
+	.create_qp_ex = sib_create_qp_ex,
+	.create_srq = sib_create_srq,
+	.dealloc_mw = sib_dealloc_mw,
+	.dealloc_pd = sib_dealloc_pd,
+	.dereg_mr = sib_dereg_mr,
+	.destroy_ah = sib_destroy_ah,
+	.destroy_cq = sib_destroy_cq,
+	.destroy_qp = sib_destroy_qp,
+	.destroy_srq = sib_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
+	.free_context = sib_free_context,
+	.get_srq_num = sib_get_srq_num,
+	.modify_qp = sib_modify_qp,
+	.modify_srq = sib_modify_srq,
+	.poll_cq = sib_poll_cq,
+	.post_recv = sib_post_recv,
+	.post_send = sib_post_send,
+	.post_srq_recv = sib_post_srq_recv,
+	.query_device_ex = sib_query_device_ex,
+	.query_port = sib_query_port,
+	.query_qp = sib_query_qp,
+	.query_srq = sib_query_srq,
+	.reg_mr = sib_reg_mr,
+	.req_notify_cq = sib_req_notify_cq,
+	.resize_cq = sib_resize_cq,
+};
+
+static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
+					       int cmd_fd, void *private_data)
+{
+	struct {
+		struct ib_uverbs_get_context_resp ibv_resp;
+		struct sib_alloc_ucontext_resp drv;
+	} resp;
+	struct ibv_get_context cmd;
+	struct sib_context *ctx;
+	int ret;
+
+	(void)private_data;
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   SIB_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_uninit;
+
+	/* refuse a kernel whose shared formats differ from ours */
+	if (resp.drv.cqe_size != SIB_CQE_SIZE ||
+	    resp.drv.send_wqe_hdr_size != SIB_SEND_WQE_HDR_SIZE ||
+	    resp.drv.recv_wqe_hdr_size != SIB_RECV_WQE_HDR_SIZE) {
+		ret = EPROTO;
+		goto err_uninit;
+	}
+	ctx->cqe_size = resp.drv.cqe_size;
+	ctx->send_wqe_hdr_size = resp.drv.send_wqe_hdr_size;
+	ctx->recv_wqe_hdr_size = resp.drv.recv_wqe_hdr_size;
+	ctx->max_inline_data = resp.drv.max_inline_data;
+
+	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);
+	return &ctx->vctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static struct verbs_device *sib_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sib_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	dev->abi_version = sysfs_dev->abi_ver;
+	return &dev->vdev;
+}
+
+static void sib_uninit_device(struct verbs_device *vdev)
+{
+	free((struct sib_device *)vdev);
+}
+
+/* Exported (through the alias below) so tests can inspect the match table. */
+const struct verbs_device_ops sib_dev_ops = {
+	.name = "softib",
+	.match_min_abi_version = SIB_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SIB_UVERBS_ABI_VERSION,
+	.match_table = sib_match_table,
+	.alloc_device = sib_alloc_device,
+	.uninit_device = sib_uninit_device,
+	.alloc_context = sib_alloc_context,
+};
+
+SIB_PROVIDER_DRIVER(softib, sib_dev_ops)

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libsoftib: the rdma-core provider of the softib software RoCEv2 device.
+ * Provider objects, the shared-ring helpers and the prototypes that the
+ * provider's files use across each other.
+ *
+ * Rings (see include/uapi/rdma/softib-abi.h): a 128-byte header with a
+ * free-running producer and consumer index, then 2^n fixed-size slots.
+ * The provider produces into SQ/RQ/SRQ rings and consumes from CQ rings.
+ * Each side keeps its own index in private memory and only publishes it;
+ * the other side's index is always re-read with acquire ordering.
+ */
+#ifndef SIB_PROVIDER_H
+#define SIB_PROVIDER_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <infiniband/verbs.h>
+#include <rdma/softib-abi.h>
+#include "sib_driver.h"
+
+/* ------------------------------------------------------------------ */
+/* ring index math (pure, unit tested)                                */
+/* ------------------------------------------------------------------ */
+
+/* Number of entries between a consumer and a producer index. */
+static inline uint32_t sib_ring_used(uint32_t prod, uint32_t cons)
+{
+	return prod - cons;
+}
+
+/* True when @limit entries are outstanding (producer must not advance). */
+static inline int sib_ring_full(uint32_t prod, uint32_t cons, uint32_t limit)
+{
+	return sib_ring_used(prod, cons) >= limit;
+}
+
+/* True when the consumer has caught up with the producer. */
+static inline int sib_ring_empty(uint32_t prod, uint32_t cons)
+{
+	return prod == cons;
+}
+
+/* Address of slot @idx of a ring of @num (power of two) slots. */
+static inline void *sib_ring_slot(void *ring, uint32_t idx, uint32_t num,
+				  uint32_t stride)
+{
+	return (char *)ring + SIB_RING_HDR_SIZE +
+	       (size_t)(idx & (num - 1)) * stride;
+}
+
+/* Load the index written by the other side (pairs with its release). */
+static inline uint32_t sib_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* Publish our own index after the slot contents it covers. */
+static inline void sib_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* A ring mapped from the kernel through the uverbs fd. */
+struct sib_ring {
+	void *buf;			/* mmap()ed area, header first */
+	size_t map_size;
+	uint32_t num;			/* slots, power of two */
+	uint32_t stride;		/* bytes per slot */
+	uint32_t limit;			/* max outstanding entries */
+	uint32_t idx;			/* our private producer or consumer index */
+};
+
+/* The shared header of @r. */
+static inline struct sib_ring_hdr *sib_ring_hdr(struct sib_ring *r)
+{
+	return (struct sib_ring_hdr *)r->buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* provider objects                                                   */
+/* ------------------------------------------------------------------ */
+
+struct sib_device {
+	struct verbs_device vdev;
+	uint32_t abi_version;
+};
+
+struct sib_context {
+	struct verbs_context vctx;
+	uint32_t cqe_size;
+	uint32_t send_wqe_hdr_size;
+	uint32_t recv_wqe_hdr_size;
+	uint32_t max_inline_data;
+};
+
+struct sib_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct sib_ring ring;
+	uint64_t wc_flags;		/* ibv_cq_ex fields the user asked for */
+	struct sib_cqe cur;		/* copy of the CQE an ex poll is on */
+};
+
+struct sib_wq {
+	pthread_spinlock_t lock;
+	struct sib_ring ring;
+	uint32_t max_sge;
+	uint32_t max_inline;
+};
+
+struct sib_qp {
+	struct verbs_qp vqp;
+	struct sib_wq sq;
+	struct sib_wq rq;
+	int sq_sig_all;
+	/* ibv_qp_ex post API state, valid between wr_start and complete */
+	struct sib_send_wqe *cur_wqe;
+	uint32_t ex_start_idx;
+	int ex_err;
+};
+
+struct sib_srq {
+	struct verbs_srq vsrq;
+	struct sib_wq rq;
+	uint32_t srq_num;
+};
+
+struct sib_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_num;
+};
+
+static inline struct sib_context *to_sib_ctx(struct ibv_context *ctx)
+{
+	return (struct sib_context *)sib_verbs_ctx(ctx);
+}
+
+static inline struct sib_cq *to_sib_cq(struct ibv_cq *cq)
+{
+	return (struct sib_cq *)cq;
+}
+
+static inline struct sib_cq *ex_to_sib_cq(struct ibv_cq_ex *cq)
+{
+	return (struct sib_cq *)cq;
+}
+
+static inline struct sib_qp *to_sib_qp(struct ibv_qp *qp)
+{
+	return (struct sib_qp *)qp;
+}
+
+static inline struct sib_qp *ex_to_sib_qp(struct ibv_qp_ex *qp)
+{
+	return (struct sib_qp *)qp;
+}
+
+static inline struct sib_srq *to_sib_srq(struct ibv_srq *srq)
+{
+	return (struct sib_srq *)srq;
+}
+
+static inline struct sib_ah *to_sib_ah(struct ibv_ah *ah)
+{
+	return (struct sib_ah *)ah;
+}
+
+/* ------------------------------------------------------------------ */
+/* wqe.c: WQE and CQE translation (pure, unit tested)                 */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sib_opcode_valid() - may @opcode be posted on a QP of type @qpt?
+ * Return: 1 if the send opcode is supported for the transport, else 0.
+ */
+int sib_opcode_valid(enum ibv_qp_type qpt, enum ibv_wr_opcode opcode);
+
+/**
+ * sib_build_send_wqe() - encode one ibv_send_wr into a send-queue slot.
+ * @slot:	destination slot of the SQ ring (stride bytes, any content)
+ * @stride:	slot size in bytes
+ * @wr:		the work request (wr->next is ignored)
+ * @qpt:	QP type, selects UD addressing and allowed opcodes
+ * @max_sge:	QP's max_send_sge
+ * @max_inline:	QP's max_inline_data
+ * @sig_all:	QP was created with sq_sig_all
+ *
+ * Inline payload is copied into the slot, sge lists are copied as is.
+ * Return: 0, or EINVAL for a bad opcode, flag, sge count, inline length or
+ * missing AH. The slot may be partly written on error.
+ */
+int sib_build_send_wqe(void *slot, uint32_t stride,
+		       const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
+		       uint32_t max_sge, uint32_t max_inline, int sig_all);
+
+/**
+ * sib_build_recv_wqe() - encode one ibv_recv_wr into a receive slot.
+ * Return: 0, or EINVAL when num_sge exceeds @max_sge or the slot.
+ */
+int sib_build_recv_wqe(void *slot, uint32_t stride,
+		       const struct ibv_recv_wr *wr, uint32_t max_sge);
+
+/**
+ * sib_wc_flags() - translate SIB_WC_F_* bits into enum ibv_wc_flags bits.
+ */
+unsigned int sib_wc_flags(uint16_t cqe_flags);
+
+/**
+ * sib_cqe_to_wc() - translate one CQE read from the CQ ring into an ibv_wc.
+ */
+void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc);
+
+/* ------------------------------------------------------------------ */
+/* cross-file verbs                                                   */
+/* ------------------------------------------------------------------ */
+
+/* softib.c */
+/**
+ * sib_mmap_ring() - map a ring the kernel described in a create response.
+ * Return: 0 or errno (ring->buf stays NULL on failure; size 0 maps nothing).
+ */
+int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
+		  uint64_t offset, uint64_t size, uint32_t num,
+		  uint32_t stride);
+/** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
+void sib_munmap_ring(struct sib_ring *ring);
+
+/* cq.c */
+/** sib_create_cq() - ibv_create_cq verb. */
+struct ibv_cq *sib_create_cq(struct ibv_context *ctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+/** sib_create_cq_ex() - ibv_create_cq_ex verb with the ex poll API. */
+struct ibv_cq_ex *sib_create_cq_ex(struct ibv_context *ctx,
+				   struct ibv_cq_init_attr_ex *attr);
+/**
+ * sib_cq_ex_setup() - install the ibv_cq_ex poll functions; the read_*
+ * functions only for the fields in @wc_flags (IBV_WC_EX_WITH_*).
+ */
+void sib_cq_ex_setup(struct sib_cq *cq, uint64_t wc_flags);
+/** sib_poll_cq() - poll up to @ne CQEs from the shared ring, no syscall. */
+int sib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+/** sib_req_notify_cq() - arm the CQ through the kernel. */
+int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+/** sib_resize_cq() - resize; the kernel answers with a new ring. */
+int sib_resize_cq(struct ibv_cq *ibcq, int cqe);
+/** sib_destroy_cq() - destroy the CQ and unmap its ring. */
+int sib_destroy_cq(struct ibv_cq *ibcq);
+
+/* qp.c, qp_ex.c */
+/** sib_create_qp() - ibv_create_qp verb. */
+struct ibv_qp *sib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/** sib_create_qp_ex() - ibv_create_qp_ex verb (ibv_qp_ex post API too). */
+struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr);
+/** sib_modify_qp() - ibv_modify_qp verb. */
+int sib_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+/** sib_query_qp() - ibv_query_qp verb. */
+int sib_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init);
+/** sib_destroy_qp() - destroy the QP and unmap its rings. */
+int sib_destroy_qp(struct ibv_qp *qp);
+/** sib_post_send() - write WQEs into the SQ ring; doorbell if idle. */
+int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+/** sib_post_recv() - write WQEs into the RQ ring, no syscall. */
+int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+/** sib_bind_mw() - bind a type 1 MW by posting a BIND_MW WQE. */
+int sib_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		struct ibv_mw_bind *bind);
+/** sib_qp_ex_setup() - install the ibv_qp_ex wr_* functions on @qp. */
+void sib_qp_ex_setup(struct sib_qp *qp, uint64_t send_ops_flags);
+/**
+ * sib_sq_publish() - make SQ slots up to the private producer index
+ * visible to the kernel and ring the doorbell when the kernel is idle.
+ * Caller holds the SQ lock. Return: 0 or errno of the doorbell write.
+ */
+int sib_sq_publish(struct sib_qp *qp);
+
+/* qp.c: shared receive queues */
+/** sib_create_srq() - ibv_create_srq verb. */
+struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr);
+/** sib_modify_srq() - ibv_modify_srq verb. */
+int sib_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
+/** sib_query_srq() - ibv_query_srq verb. */
+int sib_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+/** sib_destroy_srq() - destroy the SRQ and unmap its ring. */
+int sib_destroy_srq(struct ibv_srq *srq);
+/** sib_post_srq_recv() - write WQEs into the SRQ ring, no syscall. */
+int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+/** sib_get_srq_num() - the SRQ number the kernel assigned. */
+int sib_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+
+#endif /* SIB_PROVIDER_H */

@@ -1,0 +1,144 @@
+#!/bin/bash
+# programs.sh: run unchanged verbs programs (ibv_devinfo, ibv_rc_pingpong, ibv_ud_pingpong,
+# perftest ib_{write,send,read}_bw) over one RDMA device, server and client in the same host,
+# client to the host's own IPv4 address.  Meant to run inside a tools/vm-run guest.
+set -euo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/programs.sh [--dev DEV] [--addr IP] [--check] [--results FILE]
+
+Runs the programs, prints their output and one summary line.  Every program gets a result
+line "RESULT <name> ok|FAIL <detail>" (also appended to FILE with --results): it is ok when
+both sides exit 0 and the byte / message counts they print are the expected ones.
+--check adds the data-checking runs (ibv_rc_pingpong --chk).  Exit status 0 iff all ok.
+USAGE
+}
+DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null TMO=${PROGRAM_TIMEOUT:-180}
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--dev) DEV=${2:?}; shift 2 ;;
+	--addr) ADDR=${2:?}; shift 2 ;;
+	--check) CHECK=1; shift ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	*) echo "programs.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+OUT=$(mktemp -d /tmp/programs.XXXXXX)
+PORT=18515
+nok=0 nfail=0 summary=()
+
+result() { # name ok|FAIL detail
+	echo "RESULT $1 $2 ${3:-}"
+	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+wait_listen() { # until a TCP listener on $PORT, or the server died
+	local i
+	for i in $(seq 100); do
+		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# pair NAME SERVER-ARGS... -- CLIENT-EXTRA-ARGS...: runs "SERVER-ARGS" as server and
+# "SERVER-ARGS CLIENT-EXTRA-ARGS ADDR" as client; sets src, crc, sout, cout.
+pair() {
+	local name=$1; shift
+	local sargs=() cargs=()
+	while (($#)) && [[ $1 != -- ]]; do sargs+=("$1"); shift; done
+	(($#)) && shift
+	cargs=("${sargs[@]}" "$@" "$ADDR")
+	sout=$OUT/$name.server cout=$OUT/$name.client
+	echo "== $name"
+	echo "\$ ${sargs[*]} &"
+	echo "\$ ${cargs[*]}"
+	timeout -s KILL "$TMO" "${sargs[@]}" >"$sout" 2>&1 &
+	local spid=$!
+	if ! wait_listen $spid; then
+		echo "(server not listening on TCP port $PORT)" >>"$sout"
+	fi
+	crc=0; timeout -s KILL "$TMO" "${cargs[@]}" >"$cout" 2>&1 || crc=$?
+	src=0; wait $spid || src=$?
+	echo "-- server (exit $src):"; sed 's/^/   /' "$sout"
+	echo "-- client (exit $crc):"; sed 's/^/   /' "$cout"
+}
+# pingpong_check NAME BYTES ITERS: both sides exit 0 and print "BYTES bytes in" / "ITERS iters in"
+pingpong_check() {
+	local name=$1 bytes=$2 iters=$3 side f why=""
+	((src == 0)) || why+=" server exit $src;"
+	((crc == 0)) || why+=" client exit $crc;"
+	for side in server client; do
+		f=$OUT/$name.$side
+		grep -q "^$bytes bytes in " "$f" || why+=" $side did not report $bytes bytes;"
+		grep -q "^$iters iters in " "$f" || why+=" $side did not report $iters iters;"
+	done
+	if [[ -z $why ]]; then
+		result "$name" ok "$(grep -m1 ' bytes in ' "$OUT/$name.client" | sed 's/.*= //')"
+		summary+=("$name $(grep -m1 ' bytes in ' "$OUT/$name.client" | sed 's/.*= //')")
+	else
+		why=${why# }; result "$name" FAIL "${why%;}"
+		summary+=("$name FAIL")
+	fi
+}
+# perftest_check NAME: both exit 0, the client reports the 65536-byte line with its iterations
+perftest_check() {
+	local name=$1 iters=$2 line why="" bw
+	((src == 0)) || why+=" server exit $src;"
+	((crc == 0)) || why+=" client exit $crc;"
+	line=$(awk '/#bytes/ { getline; print; exit }' "$cout")
+	read -r b it _ bw _ <<<"$line" || true
+	[[ ${b:-} == 65536 ]] || why+=" client printed no 65536-byte result;"
+	[[ ${it:-} == "$iters" ]] || why+=" client reports ${it:-no} iterations, not $iters;"
+	[[ ${bw:-} =~ ^[0-9.]+$ ]] && awk -v v="$bw" 'BEGIN { exit !(v > 0) }' || why+=" no positive bandwidth;"
+	if [[ -z $why ]]; then
+		result "$name" ok "$bw Gb/s"
+		summary+=("${name#ib_} $bw Gb/s")
+	else
+		why=${why# }; result "$name" FAIL "${why%;}"
+		summary+=("$name FAIL")
+	fi
+}
+
+echo "== ibv_devinfo -d $DEV"
+rc=0; ibv_devinfo -d "$DEV" >"$OUT/devinfo" 2>&1 || rc=$?
+cat "$OUT/devinfo"
+if ((rc == 0)) && grep -q "hca_id:[[:space:]]*$DEV" "$OUT/devinfo" && grep -q 'state:[[:space:]]*PORT_ACTIVE' "$OUT/devinfo"; then
+	result ibv_devinfo ok "port active"
+else
+	result ibv_devinfo FAIL "exit $rc or no active port"
+fi
+GID=$("$TOOLS/roce-gid-index" "$DEV") || { echo "programs.sh: no RoCE v2 IPv4 GID on $DEV" >&2; GID=""; }
+MTU=$(sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' "$OUT/devinfo" | head -1)
+echo "== using GID index ${GID:-none} (RoCE v2, IPv4) and active MTU ${MTU:-?} on $DEV"
+
+if [[ -n $GID ]]; then
+	pair rc_pingpong ibv_rc_pingpong -d "$DEV" -g "$GID"
+	pingpong_check rc_pingpong 8192000 1000
+	pair rc_pingpong_64k ibv_rc_pingpong -d "$DEV" -g "$GID" -s 65536 -n 1000
+	pingpong_check rc_pingpong_64k 131072000 1000
+	if ((CHECK)); then
+		pair rc_pingpong_chk ibv_rc_pingpong -d "$DEV" -g "$GID" -s 4096 -n 200 --chk
+		pingpong_check rc_pingpong_chk 1638400 200
+		pair rc_pingpong_chk_odd ibv_rc_pingpong -d "$DEV" -g "$GID" -s 10007 -n 100 --chk
+		pingpong_check rc_pingpong_chk_odd 2001400 100
+	fi
+	udsize=2048
+	[[ -n $MTU ]] && ((MTU < udsize)) && udsize=$MTU
+	pair ud_pingpong ibv_ud_pingpong -d "$DEV" -g "$GID" -s "$udsize"
+	pingpong_check ud_pingpong $((udsize * 1000 * 2)) 1000
+	for t in write send read; do
+		pair ib_${t}_bw ib_${t}_bw -d "$DEV" -x "$GID" --report_gbits -F -n 5000
+		perftest_check ib_${t}_bw 5000
+	done
+else
+	for n in rc_pingpong rc_pingpong_64k ud_pingpong ib_write_bw ib_send_bw ib_read_bw; do
+		result $n FAIL "no RoCE v2 IPv4 GID on $DEV"
+	done
+fi
+rm -rf "$OUT"
+echo "demo: $nok/$((nok + nfail)) ok on $DEV: ${summary[*]/%/,}" | sed 's/,$//'
+((nfail == 0))

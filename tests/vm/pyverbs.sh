@@ -1,0 +1,48 @@
+#!/bin/bash
+# pyverbs.sh: run rdma-core's python test suite (Debian's python3-pyverbs ships it in
+# /usr/share/doc/rdma-core/tests, partly gzipped) against one RDMA device, one process per
+# test module so that a crash or a hang costs one module, not the suite.
+set -euo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [MODULE...]
+
+Copies the suite to a temporary directory, gunzips it and runs
+  /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
+for every test_*.py module (or the MODULEs given, e.g. test_cq), with a per-module timeout
+(default 600 s).  The verbose output of module M goes to DIR/M.log and its exit status to
+DIR/M.rc (124/137: timeout).  tests/pyverbs-report turns DIR into per-test results.
+USAGE
+}
+DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=()
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--dev) DEV=${2:?}; shift 2 ;;
+	--out) OUT=${2:?}; shift 2 ;;
+	--timeout) TMO=${2:?}; shift 2 ;;
+	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
+	*) mods+=("${1%.py}"); shift ;;
+	esac
+done
+SRC=/usr/share/doc/rdma-core/tests
+[[ -f $SRC/run_tests.py ]] || { echo "pyverbs.sh: $SRC/run_tests.py missing (install python3-pyverbs)" >&2; exit 2; }
+mkdir -p "$OUT"
+rm -f "$OUT"/*.log "$OUT"/*.rc
+T=$(mktemp -d /tmp/rdma-tests.XXXXXX)
+cp -r "$SRC" "$T/tests"
+find "$T/tests" -name '*.gz' -exec gunzip -f {} +
+if ((${#mods[@]} == 0)); then
+	mapfile -t mods < <(cd "$T/tests" && ls test_*.py | sed 's/\.py$//' | sort)
+fi
+echo "pyverbs.sh: ${#mods[@]} modules on $DEV, logs in $OUT"
+for m in "${mods[@]}"; do
+	start=$SECONDS
+	rc=0
+	(cd "$T/tests" && timeout -k 10 "$TMO" /usr/bin/python3 run_tests.py --dev "$DEV" -v "tests.$m") \
+		>"$OUT/$m.log" 2>&1 </dev/null || rc=$?
+	echo "$rc" >"$OUT/$m.rc"
+	last=$(grep -E '^(OK|FAILED)' "$OUT/$m.log" | tail -1 || true)
+	printf '  %-28s exit %-3s %4ss  %s\n' "$m" "$rc" $((SECONDS - start)) "${last:-(no unittest summary)}"
+done
+rm -rf "$T"
