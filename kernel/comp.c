@@ -20,6 +20,14 @@ static bool sib_comp_outstanding(struct sib_qp *qp)
 	return qp->sq.comp != qp->sq.req || qp->req.off;
 }
 
+/* WQEs completed only by their response data, not by an ACK */
+static bool sib_comp_needs_resp(const struct sib_swqe *sw)
+{
+	return sw->wqe.opcode == IB_WR_RDMA_READ ||
+	       sw->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       sw->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 {
 	if (sw->counted_rd && qp->req.rd_inflight)
@@ -39,8 +47,7 @@ static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
 	while (qp->sq.comp != qp->sq.req) {
 		struct sib_swqe *sw = sib_swqe_at(qp, qp->sq.comp);
 
-		if (sw->wqe.opcode == IB_WR_RDMA_READ ||
-		    sib_psn_cmp(sw->last_psn, psn) > 0)
+		if (sib_comp_needs_resp(sw) || sib_psn_cmp(sw->last_psn, psn) > 0)
 			break;
 		sib_comp_done(qp, sw, IB_WC_SUCCESS);
 		progress = true;
@@ -175,21 +182,51 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
 	return paylen == qp->mtu;
 }
 
-static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
+/*
+ * A READ or atomic response implicitly acknowledges every WQE before the
+ * one it answers (IBTA 9.7.5.1.3). Return: the WQE that waits for a
+ * response at the head, or NULL when the response answers nothing.
+ */
+static struct sib_swqe *sib_comp_resp_head(struct sib_qp *qp, u32 psn)
 {
-	struct sib_pkt *pkt = sib_pkt(skb);
 	struct sib_swqe *sw;
 
 	while (qp->sq.comp != qp->sq.req) {
 		sw = sib_swqe_at(qp, qp->sq.comp);
-		if (sw->wqe.opcode == IB_WR_RDMA_READ)
-			break;
-		/* a read response implicitly acknowledges what came before */
-		if (sib_psn_cmp(sw->last_psn, pkt->psn) >= 0)
-			return;
+		if (sib_comp_needs_resp(sw))
+			return sw;
+		if (sib_psn_cmp(sw->last_psn, psn) >= 0)
+			return NULL;
 		sib_comp_done(qp, sw, IB_WC_SUCCESS);
 	}
-	if (qp->sq.comp == qp->sq.req)
+	return NULL;
+}
+
+static void sib_comp_atomic(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_ATOMIC_ACK);
+	const struct sib_atmack *ack = (void *)(skb->data + info->off_atmack);
+	struct sib_swqe *sw = sib_comp_resp_head(qp, sib_pkt(skb)->psn);
+	u64 orig = be64_to_cpu(ack->orig);
+
+	if (!sw || sw->wqe.opcode == IB_WR_RDMA_READ ||
+	    sib_pkt(skb)->psn != sw->first_psn)
+		return;
+	if (sib_sgl_copy(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge, 0,
+			 &orig, sizeof(orig), true)) {
+		sib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sib_comp_done(qp, sw, IB_WC_SUCCESS);
+	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+}
+
+static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	struct sib_swqe *sw = sib_comp_resp_head(qp, pkt->psn);
+
+	if (!sw || sw->wqe.opcode != IB_WR_RDMA_READ)
 		return;
 	if (pkt->psn != sib_psn_add(sw->first_psn, sw->read_pkts))
 		return;		/* duplicate or a gap: the timer recovers */
@@ -227,6 +264,8 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ACK)
 		sib_comp_ack(qp, skb);
+	else if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ATMACK)
+		sib_comp_atomic(qp, skb);
 	else
 		sib_comp_rresp(qp, skb);
 out:

@@ -30,7 +30,9 @@
 	X(RNR_EXCEEDED,		"rnr_retry_exceeded_err") \
 	X(XMIT_ERR,		"send_err")		\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
-	X(COMPLETIONS,		"completions")
+	X(COMPLETIONS,		"completions")		\
+	X(INLINE_ROUNDS,	"inline_rounds")	\
+	X(WORK_ROUNDS,		"work_rounds")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

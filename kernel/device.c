@@ -94,7 +94,7 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_qp_rd_atom = SIB_MAX_QP_RD_ATOM;
 	a->max_qp_init_rd_atom = SIB_MAX_QP_RD_ATOM;
 	a->max_res_rd_atom = SIB_MAX_RES_RD_ATOM;
-	a->atomic_cap = IB_ATOMIC_NONE;
+	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = SIB_MAX_AH;
 	a->max_pkeys = SIB_MAX_PKEYS;
 	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;

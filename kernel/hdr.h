@@ -48,7 +48,22 @@ struct sib_deth {
 	__be32 sqp;		/* resv8 | SrcQP(24) */
 } __packed;
 
+/* Atomic Extended Transport Header, 28 bytes (IBTA 9.3.4) */
+struct sib_atmeth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;
+	__be64 compare;
+} __packed;
+
+/* Atomic Acknowledge Extended Transport Header, 8 bytes (IBTA 9.5.3) */
+struct sib_atmack {
+	__be64 orig;
+} __packed;
+
 #define SIB_BTH_LEN	12
+#define SIB_ATMETH_LEN	28
+#define SIB_ATMACK_LEN	8
 #define SIB_RETH_LEN	16
 #define SIB_AETH_LEN	4
 #define SIB_DETH_LEN	8
@@ -155,6 +170,9 @@ enum sib_opcode {
 	SIB_OP_RC_READ_RESP_LAST	= 0x0f,
 	SIB_OP_RC_READ_RESP_ONLY	= 0x10,
 	SIB_OP_RC_ACK			= 0x11,
+	SIB_OP_RC_ATOMIC_ACK		= 0x12,
+	SIB_OP_RC_CMP_SWAP		= 0x13,
+	SIB_OP_RC_FETCH_ADD		= 0x14,
 	SIB_OP_UD_SEND_ONLY		= 0x64,
 	SIB_OP_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -177,13 +195,20 @@ enum sib_opcode {
 #define SIB_OPF_IMM	BIT(14)
 #define SIB_OPF_UD	BIT(15)
 #define SIB_OPF_RWQE	BIT(16)	/* consumes a receive WQE at its end */
+#define SIB_OPF_ATOMIC	BIT(17)	/* atomic request, has an AtomicETH */
+#define SIB_OPF_ATMACK	BIT(18)	/* atomic response, has an AtomicAckETH */
 
 /**
  * struct sib_opcode_info - const description of one opcode
  * @name: for traces
  * @flags: SIB_OPF_*
  * @hdr_len: BTH plus all extension headers, bytes
- * @off_deth/@off_reth/@off_aeth/@off_imm: offsets from the BTH, 0 if absent
+ * @off_deth: offset of the DETH from the BTH, 0 if absent
+ * @off_reth: offset of the RETH, 0 if absent
+ * @off_atmeth: offset of the AtomicETH, 0 if absent
+ * @off_aeth: offset of the AETH, 0 if absent
+ * @off_atmack: offset of the AtomicAckETH, 0 if absent
+ * @off_imm: offset of the ImmDt, 0 if absent
  */
 struct sib_opcode_info {
 	const char *name;
@@ -191,7 +216,9 @@ struct sib_opcode_info {
 	u8 hdr_len;
 	u8 off_deth;
 	u8 off_reth;
+	u8 off_atmeth;
 	u8 off_aeth;
+	u8 off_atmack;
 	u8 off_imm;
 };
 

@@ -10,7 +10,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
 
-#define SIB_VENDOR_ID		0x0000	/* no IEEE OUI of our own */
+#define SIB_VENDOR_ID		0xffffff	/* no IEEE OUI of our own */
 #define SIB_VENDOR_PART_ID	0x51b0
 #define SIB_HW_VER		1
 #define SIB_FW_VER		0x0001000000000000ULL	/* 1.0.0 */

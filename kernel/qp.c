@@ -554,8 +554,14 @@ static bool sib_opcode_ok(struct sib_qp *qp, u8 op)
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
 		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
-		       op == IB_WR_RDMA_READ;
+		       op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+		       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+}
+
+static bool sib_is_atomic(u8 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP || op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 static void sib_swqe_reset(struct sib_swqe *sw)
@@ -584,7 +590,7 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 		return IB_WC_LOC_QP_OP_ERR;
 	if (w->send_flags & SIB_SEND_INLINE) {
 		w->num_sge = 0;
-		if (w->opcode == IB_WR_RDMA_READ ||
+		if (w->opcode == IB_WR_RDMA_READ || sib_is_atomic(w->opcode) ||
 		    w->inline_len > qp->sq.max_inline)
 			return IB_WC_LOC_QP_OP_ERR;
 		memcpy(sw->inline_data, src + SIB_SEND_WQE_HDR_SIZE,
@@ -601,6 +607,11 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 	if (total > SIB_MAX_MSG_SIZE)
 		return IB_WC_LOC_LEN_ERR;
 	sw->total_len = total;
+	if (sib_is_atomic(w->opcode)) {
+		if (total < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		sw->total_len = sizeof(u64);
+	}
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		if (sib_ah_copy_av(qp->dev, qp->ibqp.pd, w->wr.ud.ah_num,
 				   &sw->av))
@@ -682,7 +693,8 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 		total += wr->sg_list[i].length;
 	if (total > SIB_MAX_MSG_SIZE)
 		return -EINVAL;
-	if (wr->send_flags & IB_SEND_INLINE && wr->opcode != IB_WR_RDMA_READ) {
+	if (wr->send_flags & IB_SEND_INLINE && wr->opcode != IB_WR_RDMA_READ &&
+	    !sib_is_atomic(wr->opcode)) {
 		u8 *p = sw->inline_data;
 
 		if (total > qp->sq.max_inline)
@@ -703,7 +715,15 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 		}
 	}
 	sw->total_len = total;
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
+	if (sib_is_atomic(wr->opcode)) {
+		if (total < sizeof(u64))
+			return -EINVAL;
+		sw->total_len = sizeof(u64);
+		w->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->wr.atomic.swap = atomic_wr(wr)->swap;
+		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
+	} else if (qp->ibqp.qp_type == IB_QPT_RC) {
 		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
 			w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 			w->wr.rdma.rkey = rdma_wr(wr)->rkey;
@@ -885,6 +905,12 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 		break;
 	case IB_WR_RDMA_READ:
 		c.opcode = IB_WC_RDMA_READ;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		c.opcode = IB_WC_COMP_SWAP;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		c.opcode = IB_WC_FETCH_ADD;
 		break;
 	default:
 		c.opcode = IB_WC_SEND;

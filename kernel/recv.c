@@ -93,7 +93,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (may_inline)
 		sib_qp_run(qp, true);
 	else
-		sib_qp_kick(qp);
+		sib_qp_poke(qp);
 	sib_qp_put(qp);
 	return;
 

@@ -129,6 +129,12 @@ next:
 	return SIB_REQ_SENT;
 }
 
+static bool sib_req_is_atomic(const struct sib_swqe *sw)
+{
+	return sw->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       sw->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* may the RC requester start @sw now? */
 static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
 {
@@ -138,7 +144,8 @@ static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
 	    sib_psn_diff(qp->req.psn, sib_swqe_at(qp, qp->sq.comp)->first_psn) >=
 	    SIB_MAX_INFLIGHT_PKTS)
 		return false;
-	if (sw->wqe.opcode == IB_WR_RDMA_READ && qp->req.rd_inflight >= max_rd)
+	if ((sw->wqe.opcode == IB_WR_RDMA_READ || sib_req_is_atomic(sw)) &&
+	    qp->req.rd_inflight >= max_rd)
 		return false;
 	if ((sw->wqe.send_flags & SIB_SEND_FENCE) && qp->req.rd_inflight)
 		return false;
@@ -172,6 +179,39 @@ static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 	return SIB_REQ_SENT;
 }
 
+static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	u8 opcode = sw->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+		    SIB_OP_RC_CMP_SWAP : SIB_OP_RC_FETCH_ADD;
+	const struct sib_opcode_info *info = sib_opcode(opcode);
+	struct sib_atmeth *atm;
+	struct sk_buff *skb;
+	struct sib_bth *bth;
+	u8 pad;
+
+	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
+	if (!skb)
+		return SIB_REQ_IDLE;
+	sib_bth_set(bth, opcode, false, 0, SIB_DEFAULT_PKEY, qp->dest_qpn, true,
+		    qp->req.psn);
+	atm = (struct sib_atmeth *)(skb->data + info->off_atmeth);
+	atm->va = cpu_to_be64(sw->wqe.wr.atomic.remote_addr);
+	atm->rkey = cpu_to_be32(sw->wqe.wr.atomic.rkey);
+	atm->swap_add = cpu_to_be64(opcode == SIB_OP_RC_CMP_SWAP ?
+				    sw->wqe.wr.atomic.swap :
+				    sw->wqe.wr.atomic.compare_add);
+	atm->compare = cpu_to_be64(opcode == SIB_OP_RC_CMP_SWAP ?
+				   sw->wqe.wr.atomic.compare_add : 0);
+	qp->req.psn = sib_psn_add(qp->req.psn, 1);
+	qp->req.rd_inflight++;
+	sw->counted_rd = 1;
+	qp->req.since_ackreq = 0;
+	qp->sq.req++;
+	sib_pkt_xmit(qp, &qp->av, skb);
+	sib_timer_retrans_arm(qp);
+	return SIB_REQ_SENT;
+}
+
 static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u32 mtu = qp->mtu, off = qp->req.off, paylen;
@@ -191,6 +231,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		sw->counted_rd = 0;
 		if (sw->wqe.opcode == IB_WR_RDMA_READ)
 			return sib_req_read(qp, sw);
+		if (sib_req_is_atomic(sw))
+			return sib_req_atomic(qp, sw);
 	}
 	paylen = min(mtu, sw->total_len - off);
 	last = off + paylen == sw->total_len;

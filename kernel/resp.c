@@ -249,6 +249,88 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	return SIB_RESP_OK;
 }
 
+static DEFINE_SPINLOCK(sib_atomic_lock);	/* makes atomics atomic */
+
+static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
+{
+	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_ATOMIC_ACK);
+	struct sib_atmack *ack;
+	struct sk_buff *skb;
+
+	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
+	if (!skb)
+		return;
+	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ATOMIC_ACK, false, 0,
+		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, psn);
+	sib_aeth_set((void *)(skb->data + info->off_aeth),
+		     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, qp->resp.msn);
+	ack = (struct sib_atmack *)(skb->data + info->off_atmack);
+	ack->orig = cpu_to_be64(orig);
+	sib_pkt_xmit(qp, &qp->av, skb);
+}
+
+/* execute one atomic on 8 aligned bytes of @mr (IBTA 9.4.5) */
+static int sib_resp_do_atomic(struct sib_mr *mr, u8 opcode,
+			      const struct sib_atmeth *atm, u64 *orig)
+{
+	u64 va = be64_to_cpu(atm->va), val;
+	int err;
+
+	spin_lock_bh(&sib_atomic_lock);
+	err = sib_mr_copy(mr, va, orig, sizeof(*orig), false);
+	if (!err) {
+		if (opcode == SIB_OP_RC_CMP_SWAP)
+			val = *orig == be64_to_cpu(atm->compare) ?
+			      be64_to_cpu(atm->swap_add) : *orig;
+		else
+			val = *orig + be64_to_cpu(atm->swap_add);
+		err = sib_mr_copy(mr, va, &val, sizeof(val), true);
+	}
+	spin_unlock_bh(&sib_atomic_lock);
+	return err;
+}
+
+static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
+					 bool dup)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	const struct sib_opcode_info *info = sib_opcode(pkt->opcode);
+	const struct sib_atmeth *atm = (void *)(skb->data + info->off_atmeth);
+	struct sib_resp_state *rs = &qp->resp;
+	struct sib_atom_res *res;
+	struct sib_mr *mr;
+	u64 orig;
+	int i, err;
+
+	if (dup) {
+		/* replay the saved result, never execute twice */
+		for (i = 0; i < SIB_ATOM_CACHE; i++)
+			if (rs->atom[i].valid && rs->atom[i].psn == pkt->psn)
+				sib_resp_send_atmack(qp, pkt->psn, rs->atom[i].orig);
+		return SIB_RESP_OK;
+	}
+	if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		return SIB_RESP_NAK_ACC;
+	if (be64_to_cpu(atm->va) & 7)
+		return SIB_RESP_NAK_INV;
+	mr = sib_mr_get(qp->dev, qp->ibqp.pd, be32_to_cpu(atm->rkey),
+			IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return SIB_RESP_NAK_ACC;
+	err = sib_resp_do_atomic(mr, pkt->opcode, atm, &orig);
+	sib_mr_put(mr);
+	if (err)
+		return SIB_RESP_NAK_ACC;
+	res = &rs->atom[rs->atom_next++ % SIB_ATOM_CACHE];
+	res->psn = pkt->psn;
+	res->orig = orig;
+	res->valid = true;
+	rs->msn++;
+	sib_resp_send_atmack(qp, pkt->psn, orig);
+	return SIB_RESP_OK;
+}
+
 static u8 sib_rresp_opcode(bool first, bool last)
 {
 	if (first && last)
@@ -403,6 +485,10 @@ static void sib_resp_duplicate(struct sib_qp *qp, struct sk_buff *skb,
 		sib_resp_read(qp, skb, true);
 		return;
 	}
+	if (flags & SIB_OPF_ATOMIC) {
+		sib_resp_atomic(qp, skb, true);
+		return;
+	}
 	if (sib_pkt(skb)->ackreq || (flags & SIB_OPF_END))
 		sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
 				  sib_psn_add(qp->resp.epsn, SIB_PSN_MASK));
@@ -419,7 +505,7 @@ static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
 		if (flags & SIB_OPF_READ)
 			return;		/* epsn moved, responses follow */
 		qp->resp.epsn = sib_psn_add(qp->resp.epsn, 1);
-		if (pkt->ackreq)
+		if (pkt->ackreq && !(flags & SIB_OPF_ATOMIC))
 			sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
 					  pkt->psn);
 		return;
@@ -490,6 +576,8 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		res = sib_resp_send(qp, skb, flags);
 	else if (flags & SIB_OPF_WRITE)
 		res = sib_resp_write(qp, skb, flags);
+	else if (flags & SIB_OPF_ATOMIC)
+		res = sib_resp_atomic(qp, skb, false);
 	else
 		res = sib_resp_read(qp, skb, false);
 	sib_resp_finish(qp, skb, flags, res);

@@ -203,6 +203,13 @@ struct sib_read_op {
 };
 
 #define SIB_RDQ_SIZE 128		/* == SIB_MAX_QP_RD_ATOM, power of two */
+#define SIB_ATOM_CACHE 16		/* recent atomic results, for duplicates */
+
+struct sib_atom_res {
+	u32 psn;
+	bool valid;
+	u64 orig;
+};
 
 struct sib_resp_state {
 	u32 epsn;
@@ -218,6 +225,8 @@ struct sib_resp_state {
 	u32 w_off;
 	struct sib_read_op rdq[SIB_RDQ_SIZE];
 	u32 rd_head, rd_tail;
+	struct sib_atom_res atom[SIB_ATOM_CACHE];
+	u32 atom_next;
 };
 
 struct sib_comp_state {

@@ -101,9 +101,12 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 	if (!sib_task_enter(qp))
 		return;
 	qp->task_nested = nested;
-	for (i = 1; ; i++)
+	for (i = 1; ; i++) {
+		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
+				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		if (sib_task_done(qp, sib_qp_round(qp), i >= max))
 			break;
+	}
 }
 
 /**
@@ -130,9 +133,29 @@ void sib_qp_task(struct work_struct *work)
 void sib_qp_run(struct sib_qp *qp, bool nested)
 {
 	if (!in_task() || irqs_disabled() || in_atomic()) {
-		if (!test_bit(SIB_QPF_DESTROYING, &qp->flags))
-			queue_work(sib_wq, &qp->work);
+		sib_qp_poke(qp);
 		return;
 	}
 	sib_qp_rounds(qp, SIB_INLINE_ROUNDS, nested);
+}
+
+/**
+ * sib_qp_poke() - make sure the QP does another round soon
+ * @qp: QP
+ *
+ * A running QP is marked pending, so its current runner goes on;
+ * otherwise qp->work is scheduled. Context: any.
+ */
+void sib_qp_poke(struct sib_qp *qp)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&qp->task_lock, flags);
+	running = qp->task_running;
+	if (running)
+		qp->task_pending = true;
+	spin_unlock_irqrestore(&qp->task_lock, flags);
+	if (!running && !test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		queue_work(sib_wq, &qp->work);
 }

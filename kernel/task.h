@@ -8,5 +8,6 @@ struct sib_qp;
 
 void sib_qp_task(struct work_struct *work);
 void sib_qp_run(struct sib_qp *qp, bool nested);
+void sib_qp_poke(struct sib_qp *qp);
 
 #endif

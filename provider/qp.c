@@ -232,21 +232,40 @@ static int sib_qp_map(struct ibv_context *ctx, struct sib_qp *qp,
 	return 0;
 }
 
+/* The ibv_qp_ex opcodes asked for must exist here and on the device. */
+static int sib_check_send_ops(struct ibv_context *ctx, uint64_t ops)
+{
+	enum ibv_atomic_cap cap;
+	int ret;
+
+	if (ops & ~(uint64_t)SIB_SEND_OPS_SUPPORTED)
+		return EOPNOTSUPP;
+	if (!(ops & (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)))
+		return 0;
+	ret = sib_ctx_atomic_cap(ctx, &cap);
+	if (ret)
+		return ret;
+	return cap == IBV_ATOMIC_NONE ? EOPNOTSUPP : 0;
+}
+
 struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
 	struct {
-		struct ib_uverbs_create_qp_resp ibv_resp;
+		struct ib_uverbs_ex_create_qp_resp ibv_resp;
 		struct sib_create_qp_resp drv;
 	} resp;
-	struct ibv_create_qp cmd;
+	struct ibv_create_qp_ex cmd;
 	struct sib_qp *qp;
 	int ret;
 
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~(uint64_t)SIB_SEND_OPS_SUPPORTED)) {
-		errno = EOPNOTSUPP;
-		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = sib_check_send_ops(ctx, attr->send_ops_flags);
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
@@ -260,8 +279,9 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 	}
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	/* the ex2 command passes create_flags etc. on for the kernel to judge */
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 	ret = sib_qp_map(ctx, qp, &resp.drv, &attr->cap);

@@ -494,11 +494,10 @@ struct ibv_query_srq {
 	};
 };
 
-struct ibv_create_qp {
-	struct ib_uverbs_cmd_hdr hdr;
+struct ibv_create_qp_ex {
+	struct ex_hdr hdr;
 	union {
 		struct {
-			__aligned_u64 response;
 			__aligned_u64 user_handle;
 			__u32 pd_handle;
 			__u32 send_cq_handle;
@@ -513,9 +512,12 @@ struct ibv_create_qp {
 			__u8 qp_type;
 			__u8 is_srq;
 			__u8 reserved;
-			__aligned_u64 driver_data[];
+			__u32 comp_mask;
+			__u32 create_flags;
+			__u32 rwq_ind_tbl_handle;
+			__u32 source_qpn;
 		};
-		struct ib_uverbs_create_qp core_payload;
+		struct ib_uverbs_ex_create_qp core_payload;
 	};
 };
 
@@ -612,7 +614,7 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq, struct ibv_srq_in
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask, struct ibv_modify_srq *cmd, size_t cmd_size);
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
-int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp, struct ibv_qp_init_attr_ex *attr_ex, struct ibv_create_qp *cmd, size_t cmd_size, struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp, struct ibv_qp_init_attr_ex *qp_attr, struct ibv_create_qp_ex *cmd, size_t cmd_size, struct ib_uverbs_ex_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_modify_qp *cmd, size_t cmd_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr, int attr_mask, struct ibv_qp_init_attr *qp_init_attr, struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);

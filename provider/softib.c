@@ -59,6 +59,25 @@ static int sib_query_device_ex(struct ibv_context *ctx,
 					&resp_size);
 }
 
+int sib_ctx_atomic_cap(struct ibv_context *ibctx, enum ibv_atomic_cap *cap)
+{
+	struct sib_context *ctx = to_sib_ctx(ibctx);
+	struct ibv_device_attr_ex attr;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->caps_lock);
+	if (!ctx->caps_known) {
+		ret = sib_query_device_ex(ibctx, NULL, &attr, sizeof(attr));
+		if (!ret) {
+			ctx->atomic_cap = attr.orig_attr.atomic_cap;
+			ctx->caps_known = 1;
+		}
+	}
+	*cap = ctx->atomic_cap;
+	pthread_mutex_unlock(&ctx->caps_lock);
+	return ret;
+}
+
 static int sib_query_port(struct ibv_context *ctx, uint8_t port,
 			  struct ibv_port_attr *attr)
 {
@@ -200,6 +219,7 @@ static void sib_free_context(struct ibv_context *ibctx)
 {
 	struct sib_context *ctx = to_sib_ctx(ibctx);
 
+	pthread_mutex_destroy(&ctx->caps_lock);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 }
@@ -274,6 +294,7 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->send_wqe_hdr_size = resp.drv.send_wqe_hdr_size;
 	ctx->recv_wqe_hdr_size = resp.drv.recv_wqe_hdr_size;
 	ctx->max_inline_data = resp.drv.max_inline_data;
+	pthread_mutex_init(&ctx->caps_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);
 	return &ctx->vctx;

@@ -93,6 +93,9 @@ struct sib_context {
 	uint32_t send_wqe_hdr_size;
 	uint32_t recv_wqe_hdr_size;
 	uint32_t max_inline_data;
+	pthread_mutex_t caps_lock;
+	int caps_known;			/* the fields below are valid */
+	enum ibv_atomic_cap atomic_cap;
 };
 
 struct sib_cq {
@@ -226,6 +229,12 @@ int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
 		  uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
+
+/**
+ * sib_ctx_atomic_cap() - the device's atomic capability, queried from the
+ * kernel once per context. Return: 0 or errno; *cap set on success.
+ */
+int sib_ctx_atomic_cap(struct ibv_context *ctx, enum ibv_atomic_cap *cap);
 
 /* cq.c */
 /** sib_create_cq() - ibv_create_cq verb. */

@@ -5,22 +5,26 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [MODULE...]
+Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX] [MODULE...]
 
 Copies the suite to a temporary directory, gunzips it and runs
   /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
 for every test_*.py module (or the MODULEs given, e.g. test_cq), with a per-module timeout
 (default 600 s).  The verbose output of module M goes to DIR/M.log and its exit status to
 DIR/M.rc (124/137: timeout).  tests/pyverbs-report turns DIR into per-test results.
+Modules matching --batch (default: the vendor-only ones, '^test_(mlx5|efa)', which skip on
+other devices) run together in one process, logged as DIR/vendor_batch.log, to save the
+interpreter start-ups.
 USAGE
 }
-DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=()
+DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=() BATCH="^test_(mlx5|efa)"
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--dev) DEV=${2:?}; shift 2 ;;
 	--out) OUT=${2:?}; shift 2 ;;
 	--timeout) TMO=${2:?}; shift 2 ;;
+	--batch) BATCH=${2:?}; shift 2 ;;
 	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
 	*) mods+=("${1%.py}"); shift ;;
 	esac
@@ -36,10 +40,16 @@ if ((${#mods[@]} == 0)); then
 	mapfile -t mods < <(cd "$T/tests" && ls test_*.py | sed 's/\.py$//' | sort)
 fi
 echo "pyverbs.sh: ${#mods[@]} modules on $DEV, logs in $OUT"
+runs=() batch=()
 for m in "${mods[@]}"; do
+	if [[ -n $BATCH && $m =~ $BATCH ]]; then batch+=("tests.$m"); else runs+=("$m"); fi
+done
+((${#batch[@]})) && runs+=(vendor_batch)
+for m in "${runs[@]}"; do
 	start=$SECONDS
 	rc=0
-	(cd "$T/tests" && timeout -k 10 "$TMO" /usr/bin/python3 run_tests.py --dev "$DEV" -v "tests.$m") \
+	if [[ $m == vendor_batch ]]; then names=("${batch[@]}"); else names=("tests.$m"); fi
+	(cd "$T/tests" && timeout -k 10 "$TMO" /usr/bin/python3 run_tests.py --dev "$DEV" -v "${names[@]}") \
 		>"$OUT/$m.log" 2>&1 </dev/null || rc=$?
 	echo "$rc" >"$OUT/$m.rc"
 	last=$(grep -E '^(OK|FAILED)' "$OUT/$m.log" | tail -1 || true)
