@@ -4,7 +4,7 @@
 # Kernel build tree: the running kernel's, else the newest Debian linux-headers-*-amd64.
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/modules/$$(uname -r)/build; \
 	else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1; fi)
-KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 DESTDIR ?=
 
 .PHONY: all module module-debug provider install deps demo check check-vm clean help

@@ -4,6 +4,8 @@
 
 #include <linux/skbuff.h>
 
+int sib_icrc_init(void);
+void sib_icrc_exit(void);
 u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "softib.h"
 #include "device.h"
+#include "icrc.h"
 
 struct workqueue_struct *sib_wq;
 
@@ -69,9 +70,12 @@ static int __init sib_init(void)
 {
 	int err;
 
+	sib_icrc_init();
 	sib_wq = alloc_workqueue("softib", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!sib_wq)
-		return -ENOMEM;
+	if (!sib_wq) {
+		err = -ENOMEM;
+		goto err_crc;
+	}
 	err = register_netdevice_notifier(&sib_netdev_nb);
 	if (err)
 		goto err_wq;
@@ -81,6 +85,8 @@ static int __init sib_init(void)
 
 err_wq:
 	destroy_workqueue(sib_wq);
+err_crc:
+	sib_icrc_exit();
 	return err;
 }
 
@@ -90,6 +96,7 @@ static void __exit sib_exit(void)
 	unregister_netdevice_notifier(&sib_netdev_nb);
 	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
 	destroy_workqueue(sib_wq);
+	sib_icrc_exit();
 	pr_info("softib: unloaded\n");
 }
 
@@ -100,3 +107,4 @@ MODULE_AUTHOR("softib authors");
 MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softib");
+MODULE_SOFTDEP("pre: crc32");

@@ -434,6 +434,13 @@ static void test_qp_ex_api(void)
 	ex->wr_set_sge(ex, 1, 2, 3);
 	SIB_CHECK(ex->wr_complete(ex) == EINVAL, "ex post in RESET is EINVAL");
 	t_qp_fini(&t);
+}
+
+static void test_qp_ex_rc(void)
+{
+	struct sib_send_wqe *w;
+	struct ibv_qp_ex *ex;
+	struct t_qp t;
 
 	t_qp_init(&t, IBV_QPT_RC);
 	ex = &t.qp.vqp.qp_ex;
@@ -569,6 +576,7 @@ void sib_ring_tests(void)
 	test_post_send_ring();
 	test_post_recv_ring();
 	test_qp_ex_api();
+	test_qp_ex_rc();
 	test_cqe_to_wc();
 	test_poll_cq();
 }
