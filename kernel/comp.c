@@ -14,6 +14,7 @@
 #include "qp.h"
 #include "mr.h"
 #include "timers.h"
+#include "trace.h"
 
 static bool sib_comp_outstanding(struct sib_qp *qp)
 {
@@ -56,12 +57,14 @@ static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
 }
 
 /* go back to the oldest incomplete WQE and send from there again */
-static void sib_comp_restart(struct sib_qp *qp)
+static void sib_comp_restart(struct sib_qp *qp, const char *why)
 {
 	u32 i;
 
 	if (!sib_comp_outstanding(qp))
 		return;
+	trace_sib_retransmit(qp->ibqp.qp_num,
+			     sib_swqe_at(qp, qp->sq.comp)->first_psn, why);
 	for (i = qp->sq.comp; i != qp->sq.req + 1; i++)
 		sib_swqe_at(qp, i)->counted_rd = 0;
 	qp->req.rd_inflight = 0;
@@ -109,7 +112,7 @@ static void sib_comp_rnr(struct sib_qp *qp, u8 syn)
 		}
 		qp->comp.rnr_left--;
 	}
-	sib_comp_restart(qp);
+	sib_comp_restart(qp, "rnr nak");
 	qp->req.rnr_wait = true;
 	del_timer(&qp->retrans_timer);
 	sib_timer_rnr_start(qp, syn & SIB_AETH_VALUE_MASK);
@@ -140,7 +143,7 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
 		if ((syn & SIB_AETH_VALUE_MASK) == SIB_NAK_PSN_SEQ_ERR) {
 			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_RCVD);
-			sib_comp_restart(qp);
+			sib_comp_restart(qp, "sequence nak");
 			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
 		} else {
 			sib_comp_fail(qp, sib_nak_status(syn & SIB_AETH_VALUE_MASK));
@@ -294,6 +297,6 @@ void sib_comp_timeout(struct sib_qp *qp)
 		return;
 	}
 	qp->comp.retry_left--;
-	sib_comp_restart(qp);
+	sib_comp_restart(qp, "ack timeout");
 	sib_timer_retrans_progress(qp, true);
 }

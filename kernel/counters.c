@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* softib: device counters exported through `rdma statistic`. */
+/*
+ * softib: device counters exported through `rdma statistic`; this file
+ * also instantiates the tracepoints of trace.h.
+ */
 #include "softib.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 #define SIB_CNT_DESC(id, nm) [SIB_CNT_##id] = { .name = nm },
 static const struct rdma_stat_desc sib_counter_descs[] = {

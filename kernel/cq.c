@@ -10,6 +10,7 @@
 
 #include "cq.h"
 #include "queue.h"
+#include "trace.h"
 
 static u32 sib_cq_ring_size(int cqe)
 {
@@ -161,6 +162,8 @@ int sib_cq_post(struct sib_cq *cq, const struct sib_cqe *cqe,
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	sib_counter_inc(cq->dev, SIB_CNT_COMPLETIONS);
+	trace_sib_cqe(cq->ibcq.res.id, cqe->qp_num, cqe->wr_id, cqe->status,
+		      cqe->opcode);
 	if (notify && cq->ibcq.comp_handler) {
 		local_bh_disable();
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);

@@ -223,6 +223,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	.get_dma_mr = sib_get_dma_mr,
 	.get_hw_stats = sib_get_hw_stats,
 	.get_link_layer = sib_get_link_layer,
+	.fill_res_qp_entry = sib_fill_res_qp_entry,
 	.get_port_immutable = sib_get_port_immutable,
 	.mmap = sib_mmap,
 	.mmap_free = sib_mmap_free,

@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/ib_cache.h>
+#include <rdma/restrack.h>
 
 #include "qp.h"
 #include "queue.h"
@@ -21,6 +22,7 @@
 #include "timers.h"
 #include "task.h"
 #include "hdr.h"
+#include "trace.h"
 
 #define SIB_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE |		\
 	IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
@@ -94,8 +96,7 @@ enum ib_qp_state sib_qp_state(struct sib_qp *qp)
 static void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 {
 	lockdep_assert_held(&qp->state_lock);
-	sib_dbg(qp->dev, "qp %u: state %d -> %d\n", qp->ibqp.qp_num,
-		qp->state, new);
+	trace_sib_qp_state(qp->ibqp.qp_num, qp->state, new);
 	if (new == IB_QPS_RTS && qp->state != IB_QPS_RTS) {
 		qp->req.psn = qp->sq_psn;
 		qp->comp.retry_left = qp->retry_cnt;
@@ -105,6 +106,33 @@ static void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 		qp->resp.epsn = qp->rq_psn;
 	qp->sq_draining = new == IB_QPS_SQD;
 	WRITE_ONCE(qp->state, new);
+}
+
+/**
+ * sib_qp_sqd_check() - report the end of draining in the SQD state
+ * @qp: QP
+ * @busy: sends are still in flight
+ *
+ * Once no send is in flight any more, sq_draining clears and, when asked
+ * for, IB_EVENT_SQ_DRAINED is raised (IBTA 11.6.3.1).
+ * Context: the QP's work.
+ */
+void sib_qp_sqd_check(struct sib_qp *qp, bool busy)
+{
+	struct ib_event e = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+	bool notify;
+
+	spin_lock_irq(&qp->state_lock);
+	notify = qp->state == IB_QPS_SQD && qp->sq_draining && !busy;
+	if (notify)
+		qp->sq_draining = false;
+	spin_unlock_irq(&qp->state_lock);
+	if (notify && qp->en_sqd_async_notify && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&e, qp->ibqp.qp_context);
 }
 
 /**
@@ -347,6 +375,8 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 {
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->en_sqd_async_notify = attr->en_sqd_async_notify;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if ((mask & IB_QP_QKEY) && qp->ibqp.qp_type != IB_QPT_GSI)
@@ -388,11 +418,17 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 	}
 }
 
-/* back to RESET: the engines are stopped, all queues become empty */
+/*
+ * Back to RESET (qp->state is RESET already, so no round does anything
+ * but drop packets): stop the engines, then empty all queues.
+ */
 static void sib_qp_reset(struct sib_qp *qp)
 {
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
+	/* an inline runner (a loopback peer) finishes its round */
+	while (READ_ONCE(qp->task_running))
+		usleep_range(50, 100);
 	sib_timers_stop(qp);
 	skb_queue_purge(&qp->rxq);
 	spin_lock_irq(&qp->sq.lock);
@@ -456,17 +492,13 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	cur = qp->state;
 	sib_qp_apply_attr(qp, attr, mask, &av);
-	if (new != IB_QPS_RESET && new != cur)
+	if (new != cur)
 		sib_qp_set_state(qp, new);
 	spin_unlock_irq(&qp->state_lock);
 
-	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
 		sib_qp_reset(qp);
-		spin_lock_irq(&qp->state_lock);
-		sib_qp_set_state(qp, IB_QPS_RESET);
-		spin_unlock_irq(&qp->state_lock);
-	}
-	if (new == IB_QPS_ERR || new == IB_QPS_RTS)
+	if (new == IB_QPS_ERR || new == IB_QPS_RTS || new == IB_QPS_SQD)
 		sib_qp_kick(qp);
 	return 0;
 }
@@ -500,6 +532,7 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->ah_attr = qp->ah_attr;
 	attr->pkey_index = qp->pkey_index;
 	attr->sq_draining = qp->sq_draining;
+	attr->en_sqd_async_notify = qp->en_sqd_async_notify;
 	attr->max_rd_atomic = qp->max_rd_atomic;
 	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	attr->min_rnr_timer = qp->min_rnr_timer;
@@ -976,4 +1009,30 @@ void sib_qp_flush(struct sib_qp *qp)
 		c.opcode = IB_WC_RECV;
 		sib_qp_recv_cqe(qp, &c, false);
 	}
+}
+
+/**
+ * sib_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
+ * @msg: netlink message being built for `rdma res show qp -dd`
+ * @ibqp: QP
+ *
+ * Adds a snapshot of the kernel-only queue and PSN state.
+ * Context: process. Return: 0 or -EMSGSIZE.
+ */
+int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sib_qp *qp = to_sib_qp(ibqp);
+
+	if (rdma_nl_put_driver_u32(msg, "sq_posted", READ_ONCE(qp->sq.kprod)) ||
+	    rdma_nl_put_driver_u32(msg, "sq_sent", READ_ONCE(qp->sq.req)) ||
+	    rdma_nl_put_driver_u32(msg, "sq_completed", READ_ONCE(qp->sq.comp)) ||
+	    rdma_nl_put_driver_u32(msg, "rq_consumed", READ_ONCE(qp->rq.kcons)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "next_psn", READ_ONCE(qp->req.psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "expected_psn",
+				       READ_ONCE(qp->resp.epsn)) ||
+	    rdma_nl_put_driver_u32(msg, "reads_out",
+				   READ_ONCE(qp->req.rd_inflight)) ||
+	    rdma_nl_put_driver_u32(msg, "rx_queued", skb_queue_len(&qp->rxq)))
+		return -EMSGSIZE;
+	return 0;
 }

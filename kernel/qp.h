@@ -21,12 +21,14 @@ void sib_qp_put(struct sib_qp *qp);
 void sib_qp_kick(struct sib_qp *qp);
 enum ib_qp_state sib_qp_state(struct sib_qp *qp);
 void sib_qp_error(struct sib_qp *qp, enum ib_event_type ev);
+void sib_qp_sqd_check(struct sib_qp *qp, bool busy);
 void sib_qp_flush(struct sib_qp *qp);
 void sib_sq_fetch(struct sib_qp *qp);
 u32 sib_sq_prod(struct sib_qp *qp);
 int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw);
 void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status);
 void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited);
+int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /**
  * sib_swqe_at() - shadow send WQE number @idx

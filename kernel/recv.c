@@ -18,6 +18,7 @@
 #include "net.h"
 #include "qp.h"
 #include "task.h"
+#include "trace.h"
 
 static bool sib_pkey_ok(u16 pkey)
 {
@@ -75,6 +76,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
 		goto drop;
 	}
+	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, pkt->paylen);
 	qp = sib_qp_get(dev, pkt->qpn);
 	if (!qp) {
 		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
@@ -162,6 +164,9 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	unsigned int hlen;
 	int err;
 
+	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
+			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
+			   skb->len);
 	sib_net_push_hdrs(dev, av, skb, qp->src_port);
 	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
 	if (av->loopback) {

@@ -277,7 +277,9 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
 	enum ib_qp_state state = sib_qp_state(qp);
 	struct sib_swqe *sw;
 
-	if (state != IB_QPS_RTS || qp->req.rnr_wait)
+	/* in SQD only the message in progress is finished (IBTA 10.3.1) */
+	if ((state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->req.off)) ||
+	    qp->req.rnr_wait)
 		return SIB_REQ_IDLE;
 	if (qp->sq.req == sib_sq_prod(qp))
 		return SIB_REQ_IDLE;

@@ -36,7 +36,7 @@
 
 struct sib_udp;
 
-/**
+/*
  * struct sib_dev - one softib device bound to one netdev
  */
 struct sib_dev {
@@ -65,7 +65,7 @@ struct sib_pd {
 	struct ib_pd ibpd;
 };
 
-/**
+/*
  * struct sib_av - resolved address vector (a copy, never shared)
  * @sgid, @dgid: RoCEv2 GIDs (IPv4-mapped for IPv4)
  * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
@@ -92,7 +92,7 @@ enum sib_mr_type {
 	SIB_MR_USER,
 };
 
-/**
+/*
  * struct sib_mr - memory region
  * @ref: engines hold a reference while copying; dereg waits for 0
  */
@@ -111,7 +111,7 @@ struct sib_mr {
 	struct completion released;
 };
 
-/**
+/*
  * struct sib_ring - a ring of struct sib_ring_hdr + entries
  * @buf: vmalloc_user() memory; for user objects it is owned by @mentry
  *	 once exposed and freed only when the last mapping is gone
@@ -263,7 +263,8 @@ struct sib_qp {
 	u16 pkey_index;
 	u32 sq_psn;
 	u32 rq_psn;
-	bool sq_draining;
+	bool sq_draining;		/* SQD reached, sends in flight */
+	bool en_sqd_async_notify;
 	struct sib_av av;
 	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
 	u16 src_port;

@@ -21,7 +21,7 @@
 #include "resp.h"
 #include "comp.h"
 
-#define SIB_INLINE_ROUNDS	2
+#define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
 
 /* one round; true when more work is known to be waiting */
@@ -54,6 +54,8 @@ static bool sib_qp_round(struct sib_qp *qp)
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
 	sent += sib_req_run(qp, SIB_WORK_BUDGET);
+	if (state == IB_QPS_SQD)
+		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
 	       !skb_queue_empty(&qp->rxq) || sib_qp_state(qp) == IB_QPS_ERR;
 }
@@ -106,6 +108,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		if (sib_task_done(qp, sib_qp_round(qp), i >= max))
 			break;
+		cond_resched();
 	}
 }
 

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softib tracepoints: QP state changes, packets sent and received,
+ * retransmissions and completions. Enable with
+ *   echo 1 > /sys/kernel/tracing/events/softib/enable
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM softib
+
+#if !defined(SIB_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define SIB_TRACE_H
+
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(sib_qp_state,
+	TP_PROTO(u32 qpn, int old, int new),
+	TP_ARGS(qpn, old, new),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(int, old)
+		__field(int, new)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->old = old;
+		__entry->new = new;
+	),
+	TP_printk("qp %u: state %d -> %d", __entry->qpn, __entry->old,
+		  __entry->new)
+);
+
+DECLARE_EVENT_CLASS(sib_pkt_class,
+	TP_PROTO(u32 qpn, u8 opcode, u32 psn, u32 len),
+	TP_ARGS(qpn, opcode, psn, len),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u8, opcode)
+		__field(u32, psn)
+		__field(u32, len)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->opcode = opcode;
+		__entry->psn = psn;
+		__entry->len = len;
+	),
+	TP_printk("dest qp %u opcode 0x%02x psn 0x%06x len %u", __entry->qpn,
+		  __entry->opcode, __entry->psn, __entry->len)
+);
+
+DEFINE_EVENT(sib_pkt_class, sib_pkt_xmit,
+	TP_PROTO(u32 qpn, u8 opcode, u32 psn, u32 len),
+	TP_ARGS(qpn, opcode, psn, len));
+
+DEFINE_EVENT(sib_pkt_class, sib_pkt_rcv,
+	TP_PROTO(u32 qpn, u8 opcode, u32 psn, u32 len),
+	TP_ARGS(qpn, opcode, psn, len));
+
+TRACE_EVENT(sib_retransmit,
+	TP_PROTO(u32 qpn, u32 psn, const char *why),
+	TP_ARGS(qpn, psn, why),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, psn)
+		__string(why, why)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__assign_str(why, why);
+	),
+	TP_printk("qp %u: resend from psn 0x%06x (%s)", __entry->qpn,
+		  __entry->psn, __get_str(why))
+);
+
+TRACE_EVENT(sib_cqe,
+	TP_PROTO(u32 cqn, u32 qpn, u64 wr_id, u8 status, u8 opcode),
+	TP_ARGS(cqn, qpn, wr_id, status, opcode),
+	TP_STRUCT__entry(
+		__field(u32, cqn)
+		__field(u32, qpn)
+		__field(u64, wr_id)
+		__field(u8, status)
+		__field(u8, opcode)
+	),
+	TP_fast_assign(
+		__entry->cqn = cqn;
+		__entry->qpn = qpn;
+		__entry->wr_id = wr_id;
+		__entry->status = status;
+		__entry->opcode = opcode;
+	),
+	TP_printk("cq %u qp %u wr_id 0x%llx status %u opcode %u",
+		  __entry->cqn, __entry->qpn, __entry->wr_id, __entry->status,
+		  __entry->opcode)
+);
+
+#endif /* SIB_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
