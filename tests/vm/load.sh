@@ -13,6 +13,7 @@ Runs sib-load in these configurations (all RC, both directions, all ops the devi
   big       -q 4, sizes 0..4 MiB, depth 4, 40 ops per QP
   total64m  -q 4, sizes 0..1 MiB, until 64 MiB were posted
   rnr_wait  SENDs to receives posted 1 s late, rnr_retry 7 (infinite): all must arrive once
+  rnr_wait_write_imm   the same with RDMA WRITEs with immediate
   rnr_exceeded    receives 3 s late, rnr_retry 1, one way: must end with IBV_WC_RNR_RETRY_EXC_ERR
   retry_exceeded  peer QPs moved to ERROR after 1 s: must end with IBV_WC_RETRY_EXC_ERR
 --quick runs only small and sge.  Each gets "RESULT load_<name> ok|FAIL <detail>" (also
@@ -98,7 +99,8 @@ run sge -q 2 -M 64K -o 6 -n 400 --signal-every 3
 run big -q 4 -M 4M -o 4 -n 40
 run total64m -q 4 -M 1M -o 4 -b 64M
 # RNR: receives posted 1 s late; infinite rnr_retry must deliver everything once
-run rnr_wait -q 1 -M 4K -n 100 --ops-mix send,send_imm,write_imm --recv-delay 1
+run rnr_wait -q 1 -M 4K -n 100 --ops-mix send,send_imm --recv-delay 1
+run rnr_wait_write_imm -q 1 -M 4K -n 100 --ops-mix write_imm --recv-delay 1
 # faults that must end with exactly the right status and nothing lost or duplicated
 run rnr_exceeded --expect rnr-retry-exceeded -q 1 -M 4K -n 100 --ops-mix send,send_imm --one-way \
 	--recv-delay 3 --rnr-retry 1 --min-rnr-timer 1
