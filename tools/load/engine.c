@@ -441,16 +441,16 @@ static void complete_wr(struct load *l, struct load_ep *e, struct load_wr *w, st
 {
 	uint64_t key = load_op_key(l->o.seed, e->id, w->seq);
 	bool ok = wc ? wc->status == IBV_WC_SUCCESS : !(e->dead && w->seq >= e->dead_seq);
-	struct load_ep *p = e->peer;
 	size_t bad = 0;
 
 	if (wc && wc->status != IBV_WC_SUCCESS && !e->dead) {
+		/*
+		 * Messages from here on may or may not have reached the responder
+		 * (an ACK lost before the retries ran out): their receives are
+		 * optional from now on, see expect_required().
+		 */
 		e->dead = true;
 		e->dead_seq = w->seq;
-		/* messages from here on may never reach the responder */
-		while (p->expect_tail > p->expect_head &&
-		       p->expect[(p->expect_tail - 1) % (uint64_t)l->o.depth].seq >= w->seq)
-			p->expect_tail--;
 	}
 	if (ok) {
 		if (wc && (wc->opcode != op_wc_opcode(w->op) || wc->byte_len != w->len)) {
@@ -698,6 +698,23 @@ static int post_all(struct load *l, double now)
 	return n;
 }
 
+/*
+ * Receive completions p must still see: all expected ones, except those for
+ * messages at or after its requester's first failed WR (RC delivers those at
+ * most once) and none once p's receive queue was flushed.
+ */
+static uint64_t expect_required(struct load *l, struct load_ep *p)
+{
+	uint64_t i, n = 0;
+
+	if (p->recv_dead)
+		return 0;
+	for (i = p->expect_head; i < p->expect_tail; i++, n++)
+		if (p->peer->dead && p->expect[i % (uint64_t)l->o.depth].seq >= p->peer->dead_seq)
+			break;
+	return n;
+}
+
 static bool drained(struct load *l, double now)
 {
 	int i;
@@ -710,7 +727,7 @@ static bool drained(struct load *l, double now)
 			return false;
 		if (e->post_seq != e->done_seq)
 			return false;
-		if (!e->recv_dead && e->expect_head != e->expect_tail)
+		if (expect_required(l, e))
 			return false;
 	}
 	return true;
@@ -734,8 +751,8 @@ static void declare_lost(struct load *l)
 				 load_op_name(e->wrs[e->done_seq % (uint64_t)l->o.depth].op),
 				 e->wrs[e->done_seq % (uint64_t)l->o.depth].len);
 		l->st.lost += n;
-		if (!e->recv_dead && e->expect_tail > e->expect_head) {
-			n = e->expect_tail - e->expect_head;
+		n = expect_required(l, e);
+		if (n) {
 			complain(l, "LOST %llu recv CQEs on QP 0x%x (first for op %llu %s len %u)\n",
 				 (unsigned long long)n, e->qp->qp_num,
 				 (unsigned long long)e->expect[e->expect_head % (uint64_t)l->o.depth].seq,
