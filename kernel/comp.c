@@ -35,6 +35,7 @@ static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 		qp->req.rd_inflight--;
 	sw->counted_rd = 0;
 	sib_qp_send_cqe(qp, sw, status);
+	qp->comp.acked_psn = sw->last_psn;
 	WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
@@ -56,21 +57,65 @@ static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
 	return progress;
 }
 
-/* go back to the oldest incomplete WQE and send from there again */
+/*
+ * Packets of the oldest WQE that the responder acknowledged (IBTA 9.7.5.1.1:
+ * an ACK or NAK for PSN n covers every request packet before it): the number
+ * of its packets that need not be sent again. READ and atomic WQEs are
+ * acknowledged by their responses, never partly by an ACK.
+ */
+static u32 sib_comp_acked_pkts(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	if (sib_comp_needs_resp(sw) ||
+	    sib_psn_cmp(qp->comp.acked_psn, sw->first_psn) < 0 ||
+	    sib_psn_cmp(qp->comp.acked_psn, sw->last_psn) >= 0)
+		return 0;
+	return sib_psn_diff(qp->comp.acked_psn, sw->first_psn) + 1;
+}
+
+/*
+ * An ACK or NAK acknowledged request packets up to @psn. Returns true when
+ * that is news inside the oldest, still incomplete WQE (a long message
+ * making progress): the retry budget and the timer start over.
+ */
+static bool sib_comp_ack_partial(struct sib_qp *qp, u32 psn)
+{
+	struct sib_swqe *sw;
+
+	if (qp->sq.comp == qp->sq.req && !qp->req.off)
+		return false;
+	sw = sib_swqe_at(qp, qp->sq.comp);
+	if (sib_comp_needs_resp(sw) ||
+	    sib_psn_cmp(psn, sw->first_psn) < 0 ||
+	    sib_psn_cmp(psn, sw->last_psn) >= 0 ||
+	    (sib_comp_acked_pkts(qp, sw) &&
+	     sib_psn_cmp(psn, qp->comp.acked_psn) <= 0))
+		return false;
+	qp->comp.acked_psn = psn;
+	qp->comp.retry_left = qp->retry_cnt;
+	return true;
+}
+
+/*
+ * Go back to the oldest incomplete WQE and send again from its first packet
+ * not yet acknowledged (go-back-N, IBTA 9.7.5.2.8 / 9.7.6.1.3).
+ */
 static void sib_comp_restart(struct sib_qp *qp, const char *why)
 {
-	u32 i;
+	struct sib_swqe *sw;
+	u32 i, done;
 
 	if (!sib_comp_outstanding(qp))
 		return;
-	trace_sib_retransmit(qp->ibqp.qp_num,
-			     sib_swqe_at(qp, qp->sq.comp)->first_psn, why);
+	sw = sib_swqe_at(qp, qp->sq.comp);
+	done = sib_comp_acked_pkts(qp, sw);
+	trace_sib_retransmit(qp->ibqp.qp_num, sib_psn_add(sw->first_psn, done),
+			     why);
 	for (i = qp->sq.comp; i != qp->sq.req + 1; i++)
 		sib_swqe_at(qp, i)->counted_rd = 0;
 	qp->req.rd_inflight = 0;
-	qp->req.psn = sib_swqe_at(qp, qp->sq.comp)->first_psn;
+	qp->req.psn = sib_psn_add(sw->first_psn, done);
 	qp->sq.req = qp->sq.comp;
-	qp->req.off = 0;
+	qp->req.off = done * qp->mtu;
 	qp->req.since_ackreq = 0;
 }
 
@@ -132,15 +177,18 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 	switch (syn & SIB_AETH_CLASS_MASK) {
 	case SIB_AETH_ACK:
 		progress = sib_comp_ack_upto(qp, psn);
+		progress |= sib_comp_ack_partial(qp, psn);
 		if (progress)
 			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
 		break;
 	case SIB_AETH_RNR_NAK:
 		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		sib_comp_ack_partial(qp, sib_psn_add(psn, SIB_PSN_MASK));
 		sib_comp_rnr(qp, syn);
 		break;
 	case SIB_AETH_NAK:
 		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		sib_comp_ack_partial(qp, sib_psn_add(psn, SIB_PSN_MASK));
 		if ((syn & SIB_AETH_VALUE_MASK) == SIB_NAK_PSN_SEQ_ERR) {
 			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_RCVD);
 			sib_comp_restart(qp, "sequence nak");

@@ -247,6 +247,8 @@ static const struct ib_device_ops sib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sib_ucontext, ibuc),
 };
 
+static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key;
+
 static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
@@ -255,6 +257,10 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);
+	/* one lockdep class each: qp_xa is taken in softirq, the others not */
+	lockdep_set_class(&dev->qp_xa.xa_lock, &sib_qp_xa_key);
+	lockdep_set_class(&dev->mr_xa.xa_lock, &sib_mr_xa_key);
+	lockdep_set_class(&dev->ah_xa.xa_lock, &sib_ah_xa_key);
 	dev->next_qpn = SIB_MIN_QPN;
 	dev->next_mr = 1;
 	get_random_bytes(&dev->next_key, 1);

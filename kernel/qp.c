@@ -16,6 +16,7 @@
 #include <rdma/restrack.h>
 
 #include "qp.h"
+#include "psn.h"
 #include "queue.h"
 #include "ah.h"
 #include "cq.h"
@@ -99,6 +100,7 @@ static void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 	trace_sib_qp_state(qp->ibqp.qp_num, qp->state, new);
 	if (new == IB_QPS_RTS && qp->state != IB_QPS_RTS) {
 		qp->req.psn = qp->sq_psn;
+		qp->comp.acked_psn = sib_psn_add(qp->sq_psn, SIB_PSN_MASK);
 		qp->comp.retry_left = qp->retry_cnt;
 		qp->comp.rnr_left = qp->rnr_retry;
 	}
@@ -415,6 +417,7 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->sq_psn = attr->sq_psn & SIB_PSN_MASK;
 		qp->req.psn = qp->sq_psn;
+		qp->comp.acked_psn = sib_psn_add(qp->sq_psn, SIB_PSN_MASK);
 	}
 }
 

@@ -164,8 +164,12 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 		return SIB_RESP_NAK_INV;
 	if (flags & SIB_OPF_RWQE) {
 		res = sib_resp_get_rwqe(qp);
-		if (res != SIB_RESP_OK)
+		if (res != SIB_RESP_OK) {
+			/* RNR: the retried packet starts the message anew */
+			if (flags & SIB_OPF_START)
+				rs->cur = 0;
 			return res;
+		}
 	}
 	if (pkt->paylen) {
 		mr = sib_mr_get(qp->dev, qp->ibqp.pd, rs->w_rkey,

@@ -232,6 +232,7 @@ struct sib_resp_state {
 struct sib_comp_state {
 	u32 retry_left;
 	u32 rnr_left;
+	u32 acked_psn;			/* newest PSN the responder acknowledged */
 };
 
 enum sib_qp_flag_bits {

@@ -4,8 +4,9 @@
  *
  * Retransmit timer: runs while an RC QP has request packets that are not
  * acknowledged; restarted on every acknowledgement that makes progress;
- * its period is the local ACK timeout 4.096 us * 2^timeout (IBTA
- * 11.2.4.2, timeout 0 = infinite), never below SIB_MIN_ACK_TIMEOUT_MS
+ * its period is four times the nominal local ACK timeout 4.096 us *
+ * 2^timeout (IBTA 11.2.4.2; timeout 0 = infinite; the spec lets the
+ * timer run longer than nominal) and never below SIB_MIN_ACK_TIMEOUT_MS,
  * because a TCG guest can stall for milliseconds.
  * RNR timer: one shot, the delay the responder asked for in its RNR NAK
  * (IBTA 9.7.5.2.8, table 45).
@@ -44,7 +45,8 @@ static void sib_rnr_expired(struct timer_list *t)
 
 static unsigned long sib_ack_timeout(struct sib_qp *qp)
 {
-	u64 ns = 4096ULL << qp->timeout;
+	/* 4x the nominal value: TCG guests are jittery (see above) */
+	u64 ns = (4096ULL << qp->timeout) * 4;
 	unsigned long j = nsecs_to_jiffies(ns);
 
 	return max(j, msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS));

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: KUnit tests of the completer's retry decisions (comp.c,
+ * IBTA 9.7.5.1 and 9.7.6.1.3), driven through sib_comp_timeout() and
+ * sib_comp_rcv() on a bare RC QP with a kernel send CQ: ACKs complete
+ * WQEs in order up to their PSN, a PSN sequence NAK and a local ACK
+ * timeout resend from the oldest incomplete WQE, retry_cnt and
+ * rnr_retry (7 = infinite) are counted down and, once used up, fail
+ * the WQE with RETRY_EXC_ERR / RNR_RETRY_EXC_ERR and the QP to error;
+ * other NAK codes fail the WQE with the matching status.
+ */
+#include <kunit/test.h>
+
+#include "softib.h"
+#include "hdr.h"
+#include "psn.h"
+#include "qp.h"
+#include "queue.h"
+#include "comp.h"
+#include "timers.h"
+
+static struct workqueue_struct *sib_ct_wq;
+
+static int sib_ct_suite_init(struct kunit_suite *suite)
+{
+	/* suites run before module init: lend a workqueue for kicks */
+	if (!sib_wq) {
+		sib_ct_wq = alloc_workqueue("sib_kunit_comp", 0, 0);
+		if (!sib_ct_wq)
+			return -ENOMEM;
+		sib_wq = sib_ct_wq;
+	}
+	return 0;
+}
+
+static void sib_ct_suite_exit(struct kunit_suite *suite)
+{
+	if (sib_ct_wq) {
+		if (sib_wq == sib_ct_wq)
+			sib_wq = NULL;
+		destroy_workqueue(sib_ct_wq);
+		sib_ct_wq = NULL;
+	}
+}
+
+static void sib_ct_noop(struct work_struct *w)
+{
+}
+
+struct sib_ct {
+	struct sib_dev *dev;
+	struct sib_cq *cq;
+	struct sib_qp *qp;
+};
+
+#define SIB_CT_NUM 8
+
+/* RC QP in RTS, send CQ of 16 entries, retry_cnt/rnr_retry as given */
+static void sib_ct_setup(struct kunit *test, struct sib_ct *t, u8 retry,
+			 u8 rnr)
+{
+	struct sib_qp *qp;
+
+	t->dev = kunit_kzalloc(test, sizeof(*t->dev), GFP_KERNEL);
+	t->cq = kunit_kzalloc(test, sizeof(*t->cq), GFP_KERNEL);
+	t->qp = qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->dev);
+	KUNIT_ASSERT_NOT_NULL(test, t->cq);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	t->cq->dev = t->dev;
+	spin_lock_init(&t->cq->lock);
+	KUNIT_ASSERT_EQ(test, sib_ring_alloc(&t->cq->ring, 16,
+					     sizeof(struct sib_cqe)), 0);
+
+	qp->dev = t->dev;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->ibqp.qp_num = 0x42;
+	qp->scq = t->cq;
+	qp->rcq = t->cq;
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	skb_queue_head_init(&qp->rxq);
+	INIT_WORK(&qp->work, sib_ct_noop);
+	sib_timers_init(qp);
+	qp->sq.num = SIB_CT_NUM;
+	qp->sq.sstride = sizeof(struct sib_swqe);
+	qp->sq.shadow = kunit_kcalloc(test, SIB_CT_NUM, sizeof(struct sib_swqe),
+				      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
+	qp->mtu = 1024;
+	qp->timeout = 14;
+	qp->retry_cnt = retry;
+	qp->rnr_retry = rnr;
+	qp->comp.retry_left = retry;
+	qp->comp.rnr_left = rnr;
+	qp->state = IB_QPS_RTS;
+}
+
+static void sib_ct_done(struct sib_ct *t)
+{
+	set_bit(SIB_QPF_DESTROYING, &t->qp->flags);
+	sib_timers_stop(t->qp);
+	flush_work(&t->qp->work);
+	sib_ring_free(&t->cq->ring);
+}
+
+/* post a signaled SEND of @npkts packets and "send" it */
+static void sib_ct_post(struct sib_ct *t, u64 wr_id, u32 npkts)
+{
+	struct sib_qp *qp = t->qp;
+	struct sib_swqe *sw = sib_swqe_at(qp, qp->sq.req);
+
+	memset(sw, 0, sizeof(*sw));
+	sw->wqe.wr_id = wr_id;
+	sw->wqe.opcode = IB_WR_SEND;
+	sw->wqe.send_flags = SIB_SEND_SIGNALED;
+	sw->total_len = npkts * qp->mtu;
+	sw->npkts = npkts;
+	sw->first_psn = qp->req.psn;
+	sw->last_psn = sib_psn_add(qp->req.psn, npkts - 1);
+	qp->req.psn = sib_psn_add(qp->req.psn, npkts);
+	qp->sq.req++;
+	qp->sq.kprod = qp->sq.req;
+}
+
+/* the requester sends everything again after a restart */
+static void sib_ct_resend(struct sib_ct *t)
+{
+	struct sib_qp *qp = t->qp;
+
+	while (qp->sq.req != qp->sq.kprod) {
+		struct sib_swqe *sw = sib_swqe_at(qp, qp->sq.req);
+
+		qp->req.psn = sib_psn_add(sw->last_psn, 1);
+		qp->sq.req++;
+	}
+}
+
+static void sib_ct_aeth(struct sib_ct *t, u8 syndrome, u32 psn)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+	struct sib_pkt *pkt;
+	u8 *p;
+
+	if (!skb)
+		return;
+	p = skb_put_zero(skb, SIB_BTH_LEN + SIB_AETH_LEN);
+	sib_bth_set((struct sib_bth *)p, SIB_OP_RC_ACK, false, 0, 0xffff,
+		    t->qp->ibqp.qp_num, false, psn);
+	sib_aeth_set((struct sib_aeth *)(p + SIB_BTH_LEN), syndrome, 1);
+	pkt = sib_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->psn = psn;
+	pkt->qpn = t->qp->ibqp.qp_num;
+	pkt->opcode = SIB_OP_RC_ACK;
+	pkt->hdr_len = SIB_BTH_LEN + SIB_AETH_LEN;
+	sib_comp_rcv(t->qp, skb);
+}
+
+static u32 sib_ct_ncqe(struct sib_ct *t)
+{
+	return t->cq->kprod;
+}
+
+static const struct sib_cqe *sib_ct_cqe(struct sib_ct *t, u32 i)
+{
+	return sib_ring_entry(&t->cq->ring, i);
+}
+
+static s64 sib_ct_cnt(struct sib_ct *t, enum sib_counter c)
+{
+	return atomic64_read(&t->dev->counters[c]);
+}
+
+static void sib_comp_test_ack_completes_in_order(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 10;
+	sib_ct_post(&t, 1, 1);	/* PSN 10 */
+	sib_ct_post(&t, 2, 2);	/* PSN 11..12 */
+	sib_ct_post(&t, 3, 1);	/* PSN 13 */
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 11);
+	/* PSN 11 is inside WQE 2: only WQE 1 is done */
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 1U);
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 12);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->status, IB_WC_SUCCESS);
+	/* the retransmit timer keeps running for WQE 3 */
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t.qp->retrans_timer));
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 13);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t.qp->retrans_timer));
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_ack_bogus_psn_ignored(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 0xfffffe;
+	sib_ct_post(&t, 1, 1);	/* PSN 0xfffffe */
+	sib_ct_post(&t, 2, 1);	/* PSN 0xffffff */
+	/* an ACK at or beyond the next PSN to send acknowledges nothing */
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0x000000);
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0x000005);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 0U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 0U);
+	/* across the wrap */
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0xffffff);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_seq_nak_restarts(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* 100 */
+	sib_ct_post(&t, 2, 3);	/* 101..103 */
+	sib_ct_post(&t, 3, 1);	/* 104 */
+	/* the responder expected 101: 100 arrived, resend from 101 */
+	sib_ct_aeth(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 101);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.req, 1U);
+	KUNIT_EXPECT_EQ(test, t.qp->req.psn, 101U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_SEQ_NAK_RCVD), 1LL);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	/* sequence NAKs are not retries: the count is untouched */
+	KUNIT_EXPECT_EQ(test, t.qp->comp.retry_left, 7U);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_timeout_counts_retries(struct kunit *test)
+{
+	struct sib_ct t;
+	int i;
+
+	sib_ct_setup(test, &t, 2, 7);
+	t.qp->req.psn = 7;
+	sib_ct_post(&t, 0xabc, 2);	/* 7..8 */
+	for (i = 0; i < 2; i++) {
+		sib_comp_timeout(t.qp);
+		KUNIT_EXPECT_EQ(test, t.qp->comp.retry_left, 1U - i);
+		/* resend from the first PSN of the oldest WQE */
+		KUNIT_EXPECT_EQ(test, t.qp->req.psn, 7U);
+		KUNIT_EXPECT_EQ(test, t.qp->sq.req, 0U);
+		KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+		sib_ct_resend(&t);
+	}
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 0U);
+	/* the third timeout with retry_cnt 2 fails the WQE */
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->wr_id, 0xabcULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_ACK_TIMEOUT), 3LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RETRY_EXCEEDED), 1LL);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_progress_resets_retries(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 1, 7);
+	t.qp->req.psn = 0;
+	sib_ct_post(&t, 1, 1);
+	sib_ct_post(&t, 2, 1);
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, t.qp->comp.retry_left, 0U);
+	sib_ct_resend(&t);
+	/* WQE 1 completes: WQE 2 gets the full retry count again */
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0);
+	KUNIT_EXPECT_EQ(test, t.qp->comp.retry_left, 1U);
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_timeout_ignored(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 0, 7);
+	/* nothing outstanding */
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	sib_ct_post(&t, 1, 1);
+	/* waiting out an RNR delay */
+	t.qp->req.rnr_wait = true;
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	t.qp->req.rnr_wait = false;
+	/* not in RTS/SQD */
+	t.qp->state = IB_QPS_RTR;
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_ACK_TIMEOUT), 0LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 0U);
+	/* and then it does fail, with retry_cnt 0 */
+	t.qp->state = IB_QPS_RTS;
+	sib_comp_timeout(t.qp);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_rnr_retry(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 1);
+	t.qp->req.psn = 50;
+	sib_ct_post(&t, 9, 1);
+	sib_ct_aeth(&t, SIB_AETH_RNR_NAK | 14, 50);
+	KUNIT_EXPECT_TRUE(test, t.qp->req.rnr_wait);
+	KUNIT_EXPECT_EQ(test, t.qp->comp.rnr_left, 0U);
+	KUNIT_EXPECT_EQ(test, t.qp->req.psn, 50U);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t.qp->rnr_timer) ||
+				test_bit(SIB_QPF_RNR_DONE, &t.qp->flags));
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t.qp->retrans_timer));
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 1LL);
+	/* resent, RNR again: rnr_retry 1 is used up */
+	t.qp->req.rnr_wait = false;
+	sib_ct_resend(&t);
+	sib_ct_aeth(&t, SIB_AETH_RNR_NAK | 14, 50);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->status, IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_EXCEEDED), 1LL);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_rnr_retry_infinite(struct kunit *test)
+{
+	struct sib_ct t;
+	int i;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 0;
+	sib_ct_post(&t, 1, 1);
+	for (i = 0; i < 20; i++) {
+		sib_ct_aeth(&t, SIB_AETH_RNR_NAK | 1, 0);
+		t.qp->req.rnr_wait = false;
+		sib_ct_resend(&t);
+	}
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, t.qp->comp.rnr_left, 7U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 0U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 20LL);
+	sib_ct_done(&t);
+}
+
+static void sib_comp_test_nak_codes_fail(struct kunit *test)
+{
+	static const struct { u8 code; u8 status; } map[] = {
+		{ SIB_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR },
+		{ SIB_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR },
+		{ SIB_NAK_REM_OP_ERR, IB_WC_REM_OP_ERR },
+		{ SIB_NAK_INVALID_RD_REQ, IB_WC_REM_INV_RD_REQ_ERR },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		struct sib_ct t;
+
+		sib_ct_setup(test, &t, 7, 7);
+		t.qp->req.psn = 3;
+		sib_ct_post(&t, 1, 1);	/* 3: acknowledged by the NAK */
+		sib_ct_post(&t, 2, 1);	/* 4: the one that failed */
+		sib_ct_aeth(&t, SIB_AETH_NAK | map[i].code, 4);
+		KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+		KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
+		KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->wr_id, 2ULL);
+		KUNIT_EXPECT_EQ_MSG(test, sib_ct_cqe(&t, 1)->status, map[i].status,
+				    "NAK code %u", map[i].code);
+		sib_ct_done(&t);
+	}
+}
+
+static void sib_comp_test_drop_outside_rts(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 0;
+	sib_ct_post(&t, 1, 1);
+	t.qp->state = IB_QPS_ERR;
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 0U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 1LL);
+	/* in SQD acknowledgements are still processed */
+	t.qp->state = IB_QPS_SQD;
+	sib_ct_aeth(&t, SIB_AETH_ACK, 0);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	sib_ct_done(&t);
+}
+
+static struct kunit_case sib_comp_test_cases[] = {
+	KUNIT_CASE(sib_comp_test_ack_completes_in_order),
+	KUNIT_CASE(sib_comp_test_ack_bogus_psn_ignored),
+	KUNIT_CASE(sib_comp_test_seq_nak_restarts),
+	KUNIT_CASE(sib_comp_test_timeout_counts_retries),
+	KUNIT_CASE(sib_comp_test_progress_resets_retries),
+	KUNIT_CASE(sib_comp_test_timeout_ignored),
+	KUNIT_CASE(sib_comp_test_rnr_retry),
+	KUNIT_CASE(sib_comp_test_rnr_retry_infinite),
+	KUNIT_CASE(sib_comp_test_nak_codes_fail),
+	KUNIT_CASE(sib_comp_test_drop_outside_rts),
+	{}
+};
+
+static struct kunit_suite sib_comp_test_suite = {
+	.name = "softib_comp",
+	.suite_init = sib_ct_suite_init,
+	.suite_exit = sib_ct_suite_exit,
+	.test_cases = sib_comp_test_cases,
+};
+
+kunit_test_suite(sib_comp_test_suite);

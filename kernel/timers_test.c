@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: KUnit tests of the timer policy in timers.c, through its API on
+ * a bare QP: the local ACK timeout, nominally 4.096 us * 2^timeout
+ * (IBTA 11.2.4.2; 0 = infinite), which may run up to four times the
+ * nominal value and never below SIB_MIN_ACK_TIMEOUT_MS, the RNR NAK timer
+ * table (IBTA 9.7.5.2.8: codes 0..31 to microseconds), and when the
+ * retransmit timer is started, kept, restarted and stopped.
+ *
+ * The delays are read back from timer_list.expires: the timer was armed
+ * at some jiffy between @before and @after, so the delay it was given
+ * lies in [expires - after, expires - before].
+ */
+#include <kunit/test.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+
+#include "softib.h"
+#include "timers.h"
+
+static struct workqueue_struct *sib_tt_wq;
+
+static void sib_tt_noop(struct work_struct *w)
+{
+}
+
+/*
+ * KUnit runs the suites of a module before its init function, so the
+ * module's workqueue does not exist yet: lend one for timer callbacks.
+ */
+static int sib_tt_suite_init(struct kunit_suite *suite)
+{
+	if (!sib_wq) {
+		sib_tt_wq = alloc_workqueue("sib_kunit_timers", 0, 0);
+		if (!sib_tt_wq)
+			return -ENOMEM;
+		sib_wq = sib_tt_wq;
+	}
+	return 0;
+}
+
+static void sib_tt_suite_exit(struct kunit_suite *suite)
+{
+	if (sib_tt_wq) {
+		if (sib_wq == sib_tt_wq)
+			sib_wq = NULL;
+		destroy_workqueue(sib_tt_wq);
+		sib_tt_wq = NULL;
+	}
+}
+
+static struct sib_qp *sib_tt_qp(struct kunit *test, u8 timeout)
+{
+	struct sib_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	INIT_WORK(&qp->work, sib_tt_noop);
+	sib_timers_init(qp);
+	qp->timeout = timeout;
+	return qp;
+}
+
+static void sib_tt_done(struct sib_qp *qp)
+{
+	set_bit(SIB_QPF_DESTROYING, &qp->flags);
+	sib_timers_stop(qp);
+	flush_work(&qp->work);
+}
+
+/*
+ * IBTA table: 1 -> 0.01 ms, 2 -> 0.02, 3 -> 0.03, 4 -> 0.04, then each
+ * code doubles the one two below it; 0 -> 655.36 ms
+ */
+static u32 sib_tt_rnr_us(unsigned int code)
+{
+	static const u32 first[5] = { 655360, 10, 20, 30, 40 };
+
+	if (code < 5)
+		return first[code];
+	return 2 * sib_tt_rnr_us(code - 2);
+}
+
+static void sib_tt_expect_delay(struct kunit *test, unsigned long expires,
+				unsigned long before, unsigned long after,
+				unsigned long want, unsigned int what)
+{
+	KUNIT_EXPECT_LE_MSG(test, expires - after, want, "case %u", what);
+	KUNIT_EXPECT_GE_MSG(test, expires - before, want, "case %u", what);
+}
+
+static void sib_timers_test_rnr_table_anchors(struct kunit *test)
+{
+	/* spot values of the IBTA table, in microseconds */
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(0), 655360U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(1), 10U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(5), 60U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(14), 1280U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(18), 5120U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(24), 40960U);
+	KUNIT_EXPECT_EQ(test, sib_tt_rnr_us(31), 491520U);
+}
+
+static void sib_timers_test_rnr_delay_per_code(struct kunit *test)
+{
+	unsigned int code;
+
+	for (code = 0; code < 32; code++) {
+		struct sib_qp *qp = sib_tt_qp(test, 14);
+		unsigned long before, after, want;
+
+		want = max(usecs_to_jiffies(sib_tt_rnr_us(code)), 1UL);
+		before = jiffies;
+		sib_timer_rnr_start(qp, code);
+		after = jiffies;
+		sib_tt_expect_delay(test, qp->rnr_timer.expires, before, after,
+				    want, code);
+		sib_tt_done(qp);
+	}
+}
+
+static void sib_timers_test_rnr_code_masked(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+	unsigned long before, after;
+
+	/* only the 5-bit timer field of the syndrome counts */
+	before = jiffies;
+	sib_timer_rnr_start(qp, 0x20);	/* RNR class bits + code 0 */
+	after = jiffies;
+	KUNIT_EXPECT_TRUE(test, timer_pending(&qp->rnr_timer));
+	sib_tt_expect_delay(test, qp->rnr_timer.expires, before, after,
+			    usecs_to_jiffies(655360), 0x20);
+	before = jiffies;
+	sib_timer_rnr_start(qp, 0x3f);
+	after = jiffies;
+	sib_tt_expect_delay(test, qp->rnr_timer.expires, before, after,
+			    usecs_to_jiffies(491520), 0x3f);
+	sib_tt_done(qp);
+}
+
+static void sib_timers_test_rnr_not_when_destroying(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+
+	set_bit(SIB_QPF_DESTROYING, &qp->flags);
+	sib_timer_rnr_start(qp, 0);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->rnr_timer));
+	sib_timer_retrans_arm(qp);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
+	sib_timer_retrans_progress(qp, true);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
+	sib_tt_done(qp);
+}
+
+static void sib_timers_test_ack_timeout_zero_is_infinite(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 0);
+
+	sib_timer_retrans_arm(qp);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
+	sib_timer_retrans_progress(qp, true);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
+	sib_tt_done(qp);
+}
+
+static void sib_timers_test_ack_timeout_values(struct kunit *test)
+{
+	static const u8 t[] = { 12, 14, 16, 18, 20, 24, 31 };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct sib_qp *qp = sib_tt_qp(test, t[i]);
+		/* 4.096 us * 2^t, computed in microseconds */
+		u64 us = div_u64(4096ULL << t[i], 1000);
+		unsigned long before, after, lo, hi, d;
+
+		before = jiffies;
+		sib_timer_retrans_arm(qp);
+		after = jiffies;
+		KUNIT_EXPECT_TRUE(test, timer_pending(&qp->retrans_timer));
+		/* at least nominal, at most 4x nominal (timers.c uses 4x) */
+		lo = msecs_to_jiffies(div_u64(us, 1000)) - 1;
+		hi = msecs_to_jiffies(4 * (div_u64(us, 1000) + 1)) + 1;
+		lo = max(lo, msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS));
+		hi = max(hi, msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS));
+		d = qp->retrans_timer.expires - before;
+		KUNIT_EXPECT_GE_MSG(test, d, lo, "timeout %u", t[i]);
+		d = qp->retrans_timer.expires - after;
+		KUNIT_EXPECT_LE_MSG(test, d, hi, "timeout %u", t[i]);
+		sib_tt_done(qp);
+	}
+}
+
+/* tiny timeouts are raised to the floor a TCG guest needs */
+static void sib_timers_test_ack_timeout_floor(struct kunit *test)
+{
+	unsigned long want = msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS);
+	u8 t;
+
+	KUNIT_EXPECT_GE(test, want, 1UL);
+	for (t = 1; t <= 8; t++) {	/* 8.192 us .. 1.05 ms */
+		struct sib_qp *qp = sib_tt_qp(test, t);
+		unsigned long before, after;
+
+		before = jiffies;
+		sib_timer_retrans_arm(qp);
+		after = jiffies;
+		sib_tt_expect_delay(test, qp->retrans_timer.expires, before,
+				    after, want, t);
+		sib_tt_done(qp);
+	}
+}
+
+/* arming again while the timer runs does not push it back */
+static void sib_timers_test_arm_keeps_running_timer(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+	unsigned long far = jiffies + 1000 * HZ;
+
+	mod_timer(&qp->retrans_timer, far);
+	sib_timer_retrans_arm(qp);
+	KUNIT_EXPECT_EQ(test, qp->retrans_timer.expires, far);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&qp->retrans_timer));
+	sib_tt_done(qp);
+}
+
+/* progress restarts the full period; no outstanding packets stop it */
+static void sib_timers_test_progress_restart_and_stop(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 18);	/* ~1.07 s */
+	unsigned long far = jiffies + 1000 * HZ, before, after;
+
+	mod_timer(&qp->retrans_timer, far);
+	before = jiffies;
+	sib_timer_retrans_progress(qp, true);
+	after = jiffies;
+	KUNIT_EXPECT_TRUE(test, timer_pending(&qp->retrans_timer));
+	KUNIT_EXPECT_NE(test, qp->retrans_timer.expires, far);
+	KUNIT_EXPECT_GE(test, qp->retrans_timer.expires - before,
+			msecs_to_jiffies(1073) - 1);
+	KUNIT_EXPECT_LE(test, qp->retrans_timer.expires - after,
+			msecs_to_jiffies(4 * 1074) + 1);
+	sib_timer_retrans_progress(qp, false);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
+	sib_tt_done(qp);
+}
+
+static struct kunit_case sib_timers_test_cases[] = {
+	KUNIT_CASE(sib_timers_test_rnr_table_anchors),
+	KUNIT_CASE(sib_timers_test_rnr_delay_per_code),
+	KUNIT_CASE(sib_timers_test_rnr_code_masked),
+	KUNIT_CASE(sib_timers_test_rnr_not_when_destroying),
+	KUNIT_CASE(sib_timers_test_ack_timeout_zero_is_infinite),
+	KUNIT_CASE(sib_timers_test_ack_timeout_values),
+	KUNIT_CASE(sib_timers_test_ack_timeout_floor),
+	KUNIT_CASE(sib_timers_test_arm_keeps_running_timer),
+	KUNIT_CASE(sib_timers_test_progress_restart_and_stop),
+	{}
+};
+
+static struct kunit_suite sib_timers_test_suite = {
+	.name = "softib_timers",
+	.suite_init = sib_tt_suite_init,
+	.suite_exit = sib_tt_suite_exit,
+	.test_cases = sib_timers_test_cases,
+};
+
+kunit_test_suite(sib_timers_test_suite);
