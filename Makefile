@@ -7,14 +7,15 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 DESTDIR ?=
 
-.PHONY: all module module-debug provider install deps demo check check-vm clean help
+.PHONY: all module module-debug provider load install deps demo check check-vm clean help
 
-all: module provider
+all: module provider load
 
 help:
 	@echo "make [all]      build softib.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
 	@echo "make module     only the kernel module (W=1 for extra warnings)"
 	@echo "make provider   only the rdma-core provider"
+	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
 	@echo "make module-debug  softib.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
@@ -36,6 +37,9 @@ module-debug:
 
 provider:
 	$(MAKE) -C provider
+
+load:
+	$(MAKE) -C tools/load
 
 install: all
 	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
@@ -59,4 +63,5 @@ check: deps
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C provider clean
+	-$(MAKE) -C tools/load clean
 	rm -rf build/check build/debug
