@@ -95,6 +95,18 @@ static bool sib_comp_ack_partial(struct sib_qp *qp, u32 psn)
 	return true;
 }
 
+/* is @psn at or after the oldest request packet not yet acknowledged? */
+static bool sib_comp_psn_outstanding(struct sib_qp *qp, u32 psn)
+{
+	struct sib_swqe *sw;
+
+	if (!sib_comp_outstanding(qp))
+		return false;
+	sw = sib_swqe_at(qp, qp->sq.comp);
+	return sib_psn_cmp(psn, sib_psn_add(sw->first_psn,
+					    sib_comp_acked_pkts(qp, sw))) >= 0;
+}
+
 /*
  * Go back to the oldest incomplete WQE and send again from its first packet
  * not yet acknowledged (go-back-N, IBTA 9.7.5.2.8 / 9.7.6.1.3).
@@ -174,6 +186,16 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 	/* an acknowledgement for something never sent is bogus */
 	if (sib_psn_cmp(psn, qp->req.psn) >= 0)
 		return;
+	/*
+	 * A NAK names the PSN the responder wants next: one that is still
+	 * outstanding. A stale or forged NAK for older PSNs is ignored, it
+	 * must not restart or fail the QP.
+	 */
+	if ((syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK &&
+	    !sib_comp_psn_outstanding(qp, psn)) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_STALE_NAK);
+		return;
+	}
 	switch (syn & SIB_AETH_CLASS_MASK) {
 	case SIB_AETH_ACK:
 		progress = sib_comp_ack_upto(qp, psn);

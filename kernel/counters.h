@@ -19,6 +19,7 @@
 	X(DROP_NO_QP,		"rcvd_no_qp")		\
 	X(DROP_QP_STATE,	"rcvd_qp_state_err")	\
 	X(DROP_RXQ_FULL,	"rcvd_queue_full")	\
+	X(DROP_STALE_NAK,	"rcvd_stale_nak")	\
 	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
 	X(DUP_REQ,		"duplicate_request")	\
 	X(SEQ_NAK_SENT,		"seq_nak_sent")		\

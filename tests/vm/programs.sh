@@ -5,15 +5,16 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/programs.sh [--dev DEV] [--addr IP] [--check] [--results FILE]
+Usage: tests/vm/programs.sh [--dev DEV] [--addr IP] [--check] [--results FILE] [--perftest-iters N]
 
 Runs the programs, prints their output and one summary line.  Every program gets a result
 line "RESULT <name> ok|FAIL <detail>" (also appended to FILE with --results): it is ok when
 both sides exit 0 and the byte / message counts they print are the expected ones.
---check adds the data-checking runs (ibv_rc_pingpong --chk).  Exit status 0 iff all ok.
+--check adds the data-checking runs (ibv_rc_pingpong --chk).  --perftest-iters: iterations of
+each perftest (default 5000; fewer on the slow debug kernel).  Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null TMO=${PROGRAM_TIMEOUT:-180}
+DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null TMO=${PROGRAM_TIMEOUT:-180} ITERS=5000
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -21,6 +22,7 @@ while (($#)); do
 	--addr) ADDR=${2:?}; shift 2 ;;
 	--check) CHECK=1; shift ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
+	--perftest-iters) ITERS=${2:?}; shift 2 ;;
 	*) echo "programs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -135,11 +137,11 @@ if [[ -n $GID ]]; then
 		# fit can fail ("Correlation coefficient r^2: ... < 0.9") and it then reports 0 Gb/s
 		# for a run that moved all its data: that calibration alone is retried (twice at most)
 		for try in 1 2 3; do
-			pair ib_${t}_bw ib_${t}_bw -d "$DEV" -x "$GID" --report_gbits -F -n 5000
+			pair ib_${t}_bw ib_${t}_bw -d "$DEV" -x "$GID" --report_gbits -F -n "$ITERS"
 			grep -q 'Correlation coefficient r^2' "$cout" && ((src == 0 && crc == 0 && try < 3)) || break
 			echo "== ib_${t}_bw: perftest's CPU clock calibration failed (r^2 < 0.9), running it again"
 		done
-		perftest_check ib_${t}_bw 5000
+		perftest_check ib_${t}_bw "$ITERS"
 	done
 else
 	for n in rc_pingpong rc_pingpong_64k ud_pingpong ib_write_bw ib_send_bw ib_read_bw; do
