@@ -19,6 +19,7 @@
 #include "mr.h"
 #include "cq.h"
 #include "qp.h"
+#include "srq.h"
 
 /* RoCEv2 overhead on top of the payload, worst case: IPv6 + UDP + BTH +
  * the largest extension header set we send + ICRC
@@ -97,6 +98,9 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = SIB_MAX_AH;
 	a->max_pkeys = SIB_MAX_PKEYS;
+	a->max_srq = SIB_MAX_SRQ;
+	a->max_srq_wr = SIB_MAX_SRQ_WR;
+	a->max_srq_sge = SIB_MAX_SRQ_SGE;
 	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;
 	return 0;
 }
@@ -198,6 +202,7 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->ah_xa);
+	xa_destroy(&dev->srq_xa);
 }
 
 static const struct ib_device_ops sib_dev_ops = {
@@ -238,6 +243,15 @@ static const struct ib_device_ops sib_dev_ops = {
 	.req_notify_cq = sib_req_notify_cq,
 	.destroy_cq = sib_destroy_cq,
 
+	/* shared receive queues, XRC domains */
+	.create_srq = sib_create_srq,
+	.modify_srq = sib_modify_srq,
+	.query_srq = sib_query_srq,
+	.post_srq_recv = sib_post_srq_recv,
+	.destroy_srq = sib_destroy_srq,
+	.alloc_xrcd = sib_alloc_xrcd,
+	.dealloc_xrcd = sib_dealloc_xrcd,
+
 	/* queue pairs */
 	.create_qp = sib_create_qp,
 	.modify_qp = sib_modify_qp,
@@ -253,9 +267,12 @@ static const struct ib_device_ops sib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, sib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sib_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sib_xrcd, ibxrcd),
 };
 
-static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key;
+static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key,
+			     sib_srq_xa_key;
 
 static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 {
@@ -269,6 +286,9 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	lockdep_set_class(&dev->qp_xa.xa_lock, &sib_qp_xa_key);
 	lockdep_set_class(&dev->mr_xa.xa_lock, &sib_mr_xa_key);
 	lockdep_set_class(&dev->ah_xa.xa_lock, &sib_ah_xa_key);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	lockdep_set_class(&dev->srq_xa.xa_lock, &sib_srq_xa_key);
+	dev->next_srqn = SIB_MIN_SRQN;
 	dev->next_qpn = SIB_MIN_QPN;
 	dev->next_mr = 1;
 	get_random_bytes(&dev->next_key, 1);

@@ -26,6 +26,12 @@
 #define SIB_MAX_MR_SIZE		(1ULL << 40)
 #define SIB_MAX_PD		0x10000
 #define SIB_MAX_AH		0x10000
+#define SIB_MAX_SRQ		0x4000
+#define SIB_MAX_SRQ_WR		0x4000
+#define SIB_MAX_SRQ_SGE		SIB_MAX_SGE
+#define SIB_MAX_XRCD		0x1000
+#define SIB_MIN_SRQN		1
+#define SIB_MAX_SRQN		0x00ffffff
 #define SIB_MAX_QP_RD_ATOM	128
 #define SIB_MAX_RES_RD_ATOM	(SIB_MAX_QP_RD_ATOM * SIB_MAX_QP)
 #define SIB_MAX_MSG_SIZE	0x80000000U	/* 2 GiB */

@@ -20,6 +20,7 @@
 #include "queue.h"
 #include "ah.h"
 #include "cq.h"
+#include "srq.h"
 #include "timers.h"
 #include "task.h"
 #include "hdr.h"
@@ -199,9 +200,16 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	rq_stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
 				       qp->rq.max_sge * sizeof(struct sib_sge));
-	err = sib_ring_alloc(&qp->rq.ring, rq_num, rq_stride);
-	if (err)
-		return err;
+	if (init->srq) {
+		/* receives come from the SRQ: no RQ ring at all */
+		rq_num = 0;
+		rq_stride = 0;
+		qp->rq.max_sge = 0;
+	} else {
+		err = sib_ring_alloc(&qp->rq.ring, rq_num, rq_stride);
+		if (err)
+			return err;
+	}
 	if (!udata)
 		return 0;
 	err = sib_ring_alloc(&qp->sq.ring, sq_num,
@@ -213,10 +221,13 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 			      &resp->sq_mmap_offset, &resp->sq_mmap_size);
 	if (err)
 		return err;
-	err = sib_ring_expose(&qp->rq.ring, sib_udata_uctx(udata),
-			      &resp->rq_mmap_offset, &resp->rq_mmap_size);
-	if (err)
-		return err;
+	if (rq_num) {
+		err = sib_ring_expose(&qp->rq.ring, sib_udata_uctx(udata),
+				      &resp->rq_mmap_offset,
+				      &resp->rq_mmap_size);
+		if (err)
+			return err;
+	}
 	resp->sq_entries = sq_num;
 	resp->sq_stride = qp->sq.ring.stride;
 	resp->rq_entries = rq_num;
@@ -274,8 +285,10 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
 	    init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
+		return -EINVAL;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	err = sib_qp_check_cap(init);
@@ -297,6 +310,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->scq = to_sib_cq(init->send_cq);
 	qp->rcq = to_sib_cq(init->recv_cq);
+	qp->srq = to_sib_srq(init->srq);
 	qp->mtu = 256;
 	qp->path_mtu = IB_MTU_256;
 	refcount_set(&qp->ref, 1);
@@ -446,8 +460,10 @@ static void sib_qp_reset(struct sib_qp *qp)
 	spin_lock_irq(&qp->rq.lock);
 	qp->rq.kprod = 0;
 	qp->rq.kcons = 0;
-	qp->rq.ring.hdr->producer = 0;
-	qp->rq.ring.hdr->consumer = 0;
+	if (qp->rq.ring.hdr) {
+		qp->rq.ring.hdr->producer = 0;
+		qp->rq.ring.hdr->consumer = 0;
+	}
 	spin_unlock_irq(&qp->rq.lock);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -552,6 +568,7 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = qp->ibqp.send_cq;
 	init->recv_cq = qp->ibqp.recv_cq;
 	init->qp_type = qp->ibqp.qp_type;
+	init->srq = qp->ibqp.srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->ibqp.qp_type == IB_QPT_GSI ? IB_SIGNAL_ALL_WR :
 			    (qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR);
@@ -845,7 +862,7 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 	int i;
 
-	if (qp->is_user || sib_qp_state(qp) == IB_QPS_RESET) {
+	if (qp->is_user || !r->buf || sib_qp_state(qp) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -891,27 +908,19 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
 {
 	struct sib_ring *r = &qp->rq.ring;
-	struct sib_recv_wqe h;
-	const u8 *src;
-	u64 total = 0;
-	u32 prod, i;
+	u32 prod;
 
+	if (qp->srq)
+		return sib_srq_fetch(qp->srq, rw);
+	if (!r->buf)
+		return -EINVAL;
 	prod = smp_load_acquire(&r->hdr->producer);
 	if (prod == qp->rq.kcons)
 		return 0;
 	if (prod - qp->rq.kcons > r->num)
 		return -EINVAL;
-	src = sib_ring_entry(r, qp->rq.kcons);
-	memcpy(&h, src, sizeof(h));
-	if (h.num_sge > qp->rq.max_sge)
+	if (sib_rwqe_copy(r, qp->rq.kcons, qp->rq.max_sge, rw))
 		return -EINVAL;
-	memcpy(rw->sge, src + SIB_RECV_WQE_HDR_SIZE,
-	       h.num_sge * sizeof(struct sib_sge));
-	for (i = 0; i < h.num_sge; i++)
-		total += rw->sge[i].length;
-	rw->wr_id = h.wr_id;
-	rw->num_sge = h.num_sge;
-	rw->total_len = min_t(u64, total, SIB_MAX_MSG_SIZE);
 	WRITE_ONCE(qp->rq.kcons, qp->rq.kcons + 1);
 	smp_store_release(&r->hdr->consumer, qp->rq.kcons);
 	return 1;
@@ -973,6 +982,19 @@ void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
 	sib_cq_post(qp->rcq, cqe, &qp->ibqp, solicited);
 }
 
+/* IBTA 11.6.3.2: no WQE of the SRQ will be consumed by @qp any more */
+static void sib_qp_last_wqe_event(struct sib_qp *qp)
+{
+	struct ib_event e = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&e, qp->ibqp.qp_context);
+}
+
 /**
  * sib_qp_flush() - complete every outstanding WR with IB_WC_WR_FLUSH_ERR
  * @qp: QP in the error state
@@ -1005,13 +1027,16 @@ void sib_qp_flush(struct sib_qp *qp)
 		sib_qp_recv_cqe(qp, &c, false);
 		qp->resp.have_rwqe = false;
 	}
-	while (sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
+	/* WQEs still in an SRQ belong to the SRQ, not to this QP */
+	while (!qp->srq && sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
 		memset(&c, 0, sizeof(c));
 		c.wr_id = qp->resp.rwqe.wr_id;
 		c.status = IB_WC_WR_FLUSH_ERR;
 		c.opcode = IB_WC_RECV;
 		sib_qp_recv_cqe(qp, &c, false);
 	}
+	if (qp->srq && !test_and_set_bit(SIB_QPF_LAST_WQE, &qp->flags))
+		sib_qp_last_wqe_event(qp);
 }
 
 /**

@@ -98,6 +98,37 @@ void sib_ring_free(struct sib_ring *r)
 }
 
 /**
+ * sib_rwqe_copy() - copy receive WQE @idx of a ring and validate the copy
+ * @r: RQ or SRQ ring (may be user-shared)
+ * @idx: free-running index of the entry
+ * @max_sge: SGE limit of the queue
+ * @rw: out, the copy; only it may be used afterwards
+ *
+ * The entry is read exactly once. Context: any. Return: 0, or -EINVAL
+ * when the entry names more SGEs than the queue allows.
+ */
+int sib_rwqe_copy(const struct sib_ring *r, u32 idx, u32 max_sge,
+		  struct sib_rwqe *rw)
+{
+	const u8 *src = sib_ring_entry(r, idx);
+	struct sib_recv_wqe h;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&h, src, sizeof(h));
+	if (h.num_sge > max_sge || h.num_sge > SIB_MAX_SGE)
+		return -EINVAL;
+	memcpy(rw->sge, src + SIB_RECV_WQE_HDR_SIZE,
+	       h.num_sge * sizeof(struct sib_sge));
+	for (i = 0; i < h.num_sge; i++)
+		total += rw->sge[i].length;
+	rw->wr_id = h.wr_id;
+	rw->num_sge = h.num_sge;
+	rw->total_len = min_t(u64, total, SIB_MAX_MSG_SIZE);
+	return 0;
+}
+
+/**
  * sib_mmap() - ib_device_ops.mmap: map a ring
  * @uctx: user context
  * @vma: the mapping; must cover exactly one entry

@@ -21,6 +21,8 @@ int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride);
 int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 		    u64 *offset, u64 *size);
 void sib_ring_free(struct sib_ring *r);
+int sib_rwqe_copy(const struct sib_ring *r, u32 idx, u32 max_sge,
+		  struct sib_rwqe *rw);
 int sib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sib_mmap_free(struct rdma_user_mmap_entry *entry);
 

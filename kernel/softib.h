@@ -53,8 +53,11 @@ struct sib_dev {
 	u32 next_mr;
 	u8 next_key;
 	struct xarray ah_xa;		/* ah_num -> sib_ah (user AHs) */
+	struct xarray srq_xa;		/* srq_num -> sib_srq, lock BH */
+	u32 next_srqn;
 	atomic64_t counters[SIB_NUM_COUNTERS];
 	atomic_t num_qp, num_cq, num_mr, num_pd, num_ah;
+	atomic_t num_srq, num_xrcd;
 };
 
 struct sib_ucontext {
@@ -185,6 +188,31 @@ struct sib_rq {
 	u32 kcons;			/* consumer (engine) */
 };
 
+/*
+ * struct sib_srq - shared receive queue (IBTA 10.2.9), also an XRC SRQ
+ * @lock: consumer side (any QP's work takes WQEs) and kernel posting
+ * @ring: the receive ring; user-shared for user SRQs
+ * @kcons: consumer index (under @lock)
+ * @limit: srq_limit; 0 when not armed (under @lock)
+ * @ref: packets naming an XRC SRQ hold a reference; destroy waits for 0
+ */
+struct sib_srq {
+	struct ib_srq ibsrq;
+	struct sib_dev *dev;
+	spinlock_t lock;
+	struct sib_ring ring;
+	u32 max_sge;
+	u32 kcons;
+	u32 limit;
+	bool is_user;
+	refcount_t ref;
+	struct completion released;
+};
+
+struct sib_xrcd {
+	struct ib_xrcd ibxrcd;
+};
+
 struct sib_req_state {
 	u32 psn;			/* next PSN to send */
 	u32 off;			/* bytes of sq.req already sent */
@@ -239,6 +267,7 @@ enum sib_qp_flag_bits {
 	SIB_QPF_TIMEOUT,		/* retransmit timer fired */
 	SIB_QPF_RNR_DONE,		/* RNR wait over */
 	SIB_QPF_DESTROYING,
+	SIB_QPF_LAST_WQE,		/* IB_EVENT_QP_LAST_WQE_REACHED raised */
 };
 
 struct sib_qp {
@@ -272,6 +301,7 @@ struct sib_qp {
 
 	struct sib_sq sq;
 	struct sib_rq rq;
+	struct sib_srq *srq;		/* attached SRQ or NULL */
 	struct sib_cq *scq;
 	struct sib_cq *rcq;
 
@@ -339,6 +369,11 @@ static inline struct sib_cq *to_sib_cq(struct ib_cq *cq)
 static inline struct sib_qp *to_sib_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct sib_qp, ibqp);
+}
+
+static inline struct sib_srq *to_sib_srq(struct ib_srq *srq)
+{
+	return srq ? container_of(srq, struct sib_srq, ibsrq) : NULL;
 }
 
 static inline struct sib_ucontext *to_sib_uc(struct ib_ucontext *uc)
