@@ -243,14 +243,12 @@ static const struct ib_device_ops sib_dev_ops = {
 	.req_notify_cq = sib_req_notify_cq,
 	.destroy_cq = sib_destroy_cq,
 
-	/* shared receive queues, XRC domains */
+	/* shared receive queues */
 	.create_srq = sib_create_srq,
 	.modify_srq = sib_modify_srq,
 	.query_srq = sib_query_srq,
 	.post_srq_recv = sib_post_srq_recv,
 	.destroy_srq = sib_destroy_srq,
-	.alloc_xrcd = sib_alloc_xrcd,
-	.dealloc_xrcd = sib_dealloc_xrcd,
 
 	/* queue pairs */
 	.create_qp = sib_create_qp,
