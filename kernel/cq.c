@@ -28,7 +28,8 @@ static int sib_cq_check_udata(struct ib_udata *udata)
 /**
  * sib_create_cq() - ib_device_ops.create_cq
  * @ibcq: core-allocated CQ
- * @attr: cqe count, comp_vector, flags (none supported)
+ * @attr: cqe count, comp_vector, flags (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION:
+ *	  every CQE carries its completion time, see SIB_HCA_CORE_CLOCK_KHZ)
  * @udata: user data or NULL; answers struct sib_create_cq_resp
  *
  * Context: process. Return: 0, -EINVAL (size, vector), -EOPNOTSUPP
@@ -43,7 +44,7 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 num;
 	int err;
 
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > SIB_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
@@ -58,6 +59,7 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->dev = dev;
 	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
+	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	num = sib_cq_ring_size(attr->cqe);
 	err = sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE);
 	if (err)
@@ -136,6 +138,7 @@ int sib_cq_post(struct sib_cq *cq, const struct sib_cqe *cqe,
 	unsigned long flags;
 	bool notify = false;
 	bool overflow = false;
+	struct sib_cqe *slot;
 	u32 used;
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -149,7 +152,13 @@ int sib_cq_post(struct sib_cq *cq, const struct sib_cqe *cqe,
 			sib_cq_overflow(cq);
 		return -ENOSPC;
 	}
-	memcpy(sib_ring_entry(&cq->ring, cq->kprod), cqe, sizeof(*cqe));
+	slot = sib_ring_entry(&cq->ring, cq->kprod);
+	memcpy(slot, cqe, sizeof(*cqe));
+	if (cq->timestamp) {
+		/* the device clock: CLOCK_REALTIME ns (SIB_HCA_CORE_CLOCK_KHZ) */
+		slot->timestamp = ktime_get_real_ns();
+		slot->wc_flags |= SIB_WC_F_TIMESTAMP;
+	}
 	if (cq->kqp)
 		cq->kqp[cq->kprod & (cq->ring.num - 1)] = ibqp;
 	cq->kprod++;

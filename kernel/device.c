@@ -102,6 +102,8 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_srq_wr = SIB_MAX_SRQ_WR;
 	a->max_srq_sge = SIB_MAX_SRQ_SGE;
 	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;
+	a->hca_core_clock = SIB_HCA_CORE_CLOCK_KHZ;
+	a->timestamp_mask = SIB_TIMESTAMP_MASK;
 	return 0;
 }
 

@@ -41,6 +41,13 @@
 #define SIB_DEFAULT_PKEY	0xffff
 #define SIB_GID_TBL_LEN		32
 #define SIB_MAX_MTU		IB_MTU_4096
+/*
+ * Completion timestamps (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP[_WALLCLOCK]):
+ * the device clock is CLOCK_REALTIME in ns, i.e. hca_core_clock is 1 GHz
+ * (reported in kHz) and a raw timestamp is also a wall-clock time.
+ */
+#define SIB_HCA_CORE_CLOCK_KHZ	1000000ULL
+#define SIB_TIMESTAMP_MASK	(~0ULL)
 #define SIB_PORT_CAP_FLAGS	(IB_PORT_CM_SUP)
 
 #define SIB_GSI_QPN		1

@@ -139,6 +139,7 @@ struct sib_cq {
 	u8 notify;			/* 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED */
 	bool is_user;
 	bool overflowed;
+	bool timestamp;			/* stamp every CQE (SIB_WC_F_TIMESTAMP) */
 };
 
 /* A validated send WQE in the kernel-private shadow queue. */

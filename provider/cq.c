@@ -137,7 +137,11 @@ static uint8_t sib_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return ex_to_sib_cq(ibcq)->cur.dlid_path_bits;
 }
 
-static uint64_t sib_read_wallclock_ns(struct ibv_cq_ex *ibcq)
+/*
+ * Both timestamps are the kernel's CLOCK_REALTIME in ns: the device clock
+ * ticks at hca_core_clock = 1 GHz, so a raw value is already wall-clock.
+ */
+static uint64_t sib_read_completion_ts(struct ibv_cq_ex *ibcq)
 {
 	return ex_to_sib_cq(ibcq)->cur.timestamp;
 }
@@ -147,6 +151,7 @@ enum {
 			      IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
 			      IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
 			      IBV_WC_EX_WITH_DLID_PATH_BITS |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
 			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 };
 
@@ -174,8 +179,10 @@ void sib_cq_ex_setup(struct sib_cq *cq, uint64_t wc_flags)
 		ex->read_sl = sib_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		ex->read_dlid_path_bits = sib_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		ex->read_completion_ts = sib_read_completion_ts;
 	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
-		ex->read_completion_wallclock_ns = sib_read_wallclock_ns;
+		ex->read_completion_wallclock_ns = sib_read_completion_ts;
 }
 
 /* Map the ring described by @drv into @cq (its private consumer too). */
@@ -194,14 +201,19 @@ static int sib_cq_map(struct ibv_context *ctx, struct sib_cq *cq,
 	return 0;
 }
 
-static struct sib_cq *sib_cq_alloc(void)
+/* @pd: the parent domain of ibv_create_cq_ex, or NULL */
+static struct sib_cq *sib_cq_alloc(struct ibv_pd *pd)
 {
-	struct sib_cq *cq = calloc(1, sizeof(*cq));
+	struct sib_obj_mem mem;
+	struct sib_cq *cq = sib_obj_calloc(pd, sizeof(*cq), SIB_RES_TYPE_CQ,
+					   &mem);
 
 	if (!cq)
 		return NULL;
+	cq->mem = mem;
 	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
-		free(cq);
+		sib_obj_free(cq, &cq->mem);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return cq;
@@ -210,7 +222,7 @@ static struct sib_cq *sib_cq_alloc(void)
 static void sib_cq_free(struct sib_cq *cq)
 {
 	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	sib_obj_free(cq, &cq->mem);
 }
 
 struct ibv_cq *sib_create_cq(struct ibv_context *ctx, int cqe,
@@ -224,11 +236,9 @@ struct ibv_cq *sib_create_cq(struct ibv_context *ctx, int cqe,
 	struct sib_cq *cq;
 	int ret;
 
-	cq = sib_cq_alloc();
-	if (!cq) {
-		errno = ENOMEM;
+	cq = sib_cq_alloc(NULL);
+	if (!cq)
 		return NULL;
-	}
 	memset(&resp, 0, sizeof(resp));
 	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
@@ -256,6 +266,7 @@ struct ibv_cq_ex *sib_create_cq_ex(struct ibv_context *ctx,
 		struct sib_create_cq_resp drv;
 	} resp;
 	struct ibv_create_cq_ex cmd;
+	struct ibv_pd *pd = NULL;
 	struct sib_cq *cq;
 	int ret;
 
@@ -274,11 +285,18 @@ struct ibv_cq_ex *sib_create_cq_ex(struct ibv_context *ctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = sib_cq_alloc();
-	if (!cq) {
-		errno = ENOMEM;
-		return NULL;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		/* only a parent domain may be given (ibv_create_cq_ex(3)) */
+		pd = attr->parent_domain;
+		if (!pd || pd->context != ctx ||
+		    !to_sib_pd(pd)->protection_domain) {
+			errno = EINVAL;
+			return NULL;
+		}
 	}
+	cq = sib_cq_alloc(pd);
+	if (!cq)
+		return NULL;
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
 	ret = ibv_cmd_create_cq_ex(ctx, attr, &cq->vcq, &cmd, sizeof(cmd),

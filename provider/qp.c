@@ -257,6 +257,7 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 		struct sib_create_qp_resp drv;
 	} resp;
 	struct ibv_create_qp_ex cmd;
+	struct sib_obj_mem mem;
 	struct sib_qp *qp;
 	int ret;
 
@@ -267,13 +268,12 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 			return NULL;
 		}
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
+	qp = sib_obj_calloc(attr->pd, sizeof(*qp), SIB_RES_TYPE_QP, &mem);
+	if (!qp)
 		return NULL;
-	}
+	qp->mem = mem;
 	if (sib_wq_init(&qp->sq) || sib_wq_init(&qp->rq)) {
-		free(qp);
+		sib_obj_free(qp, &qp->mem);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -299,7 +299,7 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 err_free:
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
-	free(qp);
+	sib_obj_free(qp, &qp->mem);
 	errno = ret;
 	return NULL;
 }
@@ -366,7 +366,7 @@ int sib_destroy_qp(struct ibv_qp *ibqp)
 	sib_munmap_ring(&qp->rq.ring);
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
-	free(qp);
+	sib_obj_free(qp, &qp->mem);
 	return 0;
 }
 

@@ -98,8 +98,40 @@ struct sib_context {
 	enum ibv_atomic_cap atomic_cap;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain) that
+ * wraps one: then @protection_domain is the PD inside (whose kernel handle
+ * the parent domain carries) and @alloc/@free, when set, allocate the
+ * provider's per-object memory of QPs and CQs created on it.
+ */
+struct sib_pd {
+	struct ibv_pd ibv_pd;
+	struct sib_pd *protection_domain;	/* NULL for a plain PD */
+	int refs;			/* atomic: parent domains / objects on it */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * resource_type values passed to a parent domain's alloc/free callbacks
+ * (vendor specific, like mlx5dv's): the provider's state of a QP or CQ.
+ */
+#define SIB_RES_TYPE_QP ((uint64_t)SIB_DRIVER_ID << 32 | 1)
+#define SIB_RES_TYPE_CQ ((uint64_t)SIB_DRIVER_ID << 32 | 2)
+
+/* How an object's memory was obtained (sib_obj_calloc), to free it alike. */
+struct sib_obj_mem {
+	struct sib_pd *parent;		/* parent domain holding a ref, or NULL */
+	uint64_t resource_type;		/* IBV_RES_TYPE_* */
+	int custom;			/* from parent->alloc, not calloc */
+};
+
 struct sib_cq {
 	struct verbs_cq vcq;
+	struct sib_obj_mem mem;
 	pthread_spinlock_t lock;
 	struct sib_ring ring;
 	uint64_t wc_flags;		/* ibv_cq_ex fields the user asked for */
@@ -115,6 +147,7 @@ struct sib_wq {
 
 struct sib_qp {
 	struct verbs_qp vqp;
+	struct sib_obj_mem mem;
 	struct sib_wq sq;
 	struct sib_wq rq;
 	int sq_sig_all;
@@ -138,6 +171,11 @@ struct sib_ah {
 static inline struct sib_context *to_sib_ctx(struct ibv_context *ctx)
 {
 	return (struct sib_context *)sib_verbs_ctx(ctx);
+}
+
+static inline struct sib_pd *to_sib_pd(struct ibv_pd *pd)
+{
+	return (struct sib_pd *)pd;
 }
 
 static inline struct sib_cq *to_sib_cq(struct ibv_cq *cq)
@@ -235,6 +273,22 @@ void sib_munmap_ring(struct sib_ring *ring);
  * kernel once per context. Return: 0 or errno; *cap set on success.
  */
 int sib_ctx_atomic_cap(struct ibv_context *ctx, enum ibv_atomic_cap *cap);
+
+/**
+ * sib_obj_calloc() - zeroed memory for a provider object created on @pd.
+ * @pd:		the object's PD or parent domain (NULL: no domain)
+ * @size:	bytes
+ * @resource_type: SIB_RES_TYPE_QP or _CQ, passed to the allocator
+ * @mem:	out: how to free it; copy into the object
+ *
+ * Uses the parent domain's alloc callback when it has one (falling back to
+ * calloc when it answers IBV_ALLOCATOR_USE_DEFAULT) and then holds a
+ * reference on the parent domain. Return: the memory or NULL (ENOMEM).
+ */
+void *sib_obj_calloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
+		     struct sib_obj_mem *mem);
+/** sib_obj_free() - free @obj from sib_obj_calloc(); @mem may lie in @obj. */
+void sib_obj_free(void *obj, const struct sib_obj_mem *mem);
 
 /* cq.c */
 /** sib_create_cq() - ibv_create_cq verb. */

@@ -5,7 +5,8 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX] [MODULE...]
+Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX]
+                           [--hugepages N] [MODULE...]
 
 Copies the suite to a temporary directory, gunzips it and runs
   /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
@@ -15,9 +16,12 @@ DIR/M.rc (124/137: timeout).  tests/pyverbs-report turns DIR into per-test resul
 Modules matching --batch (default: the vendor-only ones, '^test_(mlx5|efa)', which skip on
 other devices) run together in one process, logged as DIR/vendor_batch.log, to save the
 interpreter start-ups.
+Before the run it reserves N 2 MiB huge pages (default 64, i.e. 128 MiB; 0 leaves the
+setting alone) so that the suite's huge-page tests run instead of skipping; it fails
+when fewer than N could be reserved.
 USAGE
 }
-DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=() BATCH="^test_(mlx5|efa)"
+DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=() BATCH="^test_(mlx5|efa)" HUGE=64
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -25,6 +29,7 @@ while (($#)); do
 	--out) OUT=${2:?}; shift 2 ;;
 	--timeout) TMO=${2:?}; shift 2 ;;
 	--batch) BATCH=${2:?}; shift 2 ;;
+	--hugepages) HUGE=${2:?}; shift 2 ;;
 	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
 	*) mods+=("${1%.py}"); shift ;;
 	esac
@@ -32,6 +37,13 @@ done
 SRC=/usr/share/doc/rdma-core/tests
 [[ -f $SRC/run_tests.py ]] || { echo "pyverbs.sh: $SRC/run_tests.py missing (install python3-pyverbs)" >&2; exit 2; }
 mkdir -p "$OUT"
+if ((HUGE > 0)); then
+	hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	echo "$HUGE" >"$hp"
+	got=$(cat "$hp")
+	((got >= HUGE)) || { echo "pyverbs.sh: only $got of $HUGE huge pages reserved" >&2; exit 2; }
+	echo "pyverbs.sh: $got huge pages of 2 MiB reserved"
+fi
 rm -f "$OUT"/*.log "$OUT"/*.rc
 T=$(mktemp -d /tmp/rdma-tests.XXXXXX)
 cp -r "$SRC" "$T/tests"

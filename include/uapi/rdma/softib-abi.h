@@ -162,7 +162,13 @@ struct sib_cqe {
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u8 network_hdr_type;	/* SIB_NET_HDR_* */
-	__aligned_u64 timestamp;	/* ns, CLOCK_REALTIME of the completion */
+	/*
+	 * With SIB_WC_F_TIMESTAMP (CQs created with
+	 * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION): CLOCK_REALTIME in ns when
+	 * the CQE was written; that is the device clock (hca_core_clock
+	 * 1 GHz), so it serves both the raw and the wall-clock timestamp.
+	 */
+	__aligned_u64 timestamp;
 	__u8 smac[6];
 	__u16 vlan_id;
 	__u32 reserved[2];
