@@ -7,15 +7,16 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 DESTDIR ?=
 
-.PHONY: all module module-debug provider load install deps demo check check-vm clean help
+.PHONY: all module module-debug provider load perf install deps demo check check-vm clean help
 
-all: module provider load
+all: module provider load perf
 
 help:
 	@echo "make [all]      build softib.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
 	@echo "make module     only the kernel module (W=1 for extra warnings)"
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
+	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse: helpers of tools/bench)"
 	@echo "make module-debug  softib.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
@@ -41,6 +42,9 @@ provider:
 load:
 	$(MAKE) -C tools/load
 
+perf:
+	$(MAKE) -C tools/perf
+
 install: all
 	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
 	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib.ko
@@ -64,4 +68,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tools/load clean
+	-$(MAKE) -C tools/perf clean
 	rm -rf build/check build/debug
