@@ -23,6 +23,7 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sattr;
 	const struct ib_gid_attr *dattr;
+	struct net_device *ndev;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
@@ -38,6 +39,12 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
 	av->net_type = rdma_gid_attr_network_type(sattr);
+	/* a GID of a VLAN device on top of ours: send through the VLAN */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
+	if (!IS_ERR(ndev) && ndev != dev->ndev)
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
 	if (av->net_type != RDMA_NETWORK_IPV4 &&
 	    av->net_type != RDMA_NETWORK_IPV6)
 		return -EINVAL;

@@ -30,6 +30,7 @@
 	X(RETRY_EXCEEDED,	"retry_exceeded_err")	\
 	X(RNR_EXCEEDED,		"rnr_retry_exceeded_err") \
 	X(XMIT_ERR,		"send_err")		\
+	X(XMIT_FRAG,		"send_ip_fragmented")	\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
 	X(COMPLETIONS,		"completions")		\
 	X(INLINE_ROUNDS,	"inline_rounds")	\

@@ -7,6 +7,7 @@
  */
 #include <linux/if_arp.h>
 #include <net/addrconf.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
@@ -21,19 +22,19 @@
 #include "qp.h"
 #include "srq.h"
 
-/* RoCEv2 overhead on top of the payload, worst case: IPv6 + UDP + BTH +
- * the largest extension header set we send + ICRC
+/*
+ * The active MTU is the largest IB MTU whose packets fit the netdev MTU
+ * with the worst-case RoCEv2 headers (IPv6 40 + UDP 8 + BTH 12 + the
+ * largest extension headers + ICRC 4): the core's iboe_get_mtu(), the
+ * value rdma_cm puts into RoCE path records, so connections it sets up
+ * always pass our path MTU check. Below 256 bytes of payload we still
+ * report IB_MTU_256 (the IP layer then fragments, see sib_net_xmit()).
  */
-#define SIB_ROCE_OVERHEAD (40 + 8 + 12 + 28 + 4)
-
 static enum ib_mtu sib_mtu_from_netdev(unsigned int mtu)
 {
-	enum ib_mtu m;
+	enum ib_mtu m = iboe_get_mtu(mtu);
 
-	for (m = SIB_MAX_MTU; m > IB_MTU_256; m--)
-		if (ib_mtu_enum_to_int(m) + SIB_ROCE_OVERHEAD <= mtu)
-			break;
-	return m;
+	return clamp_t(enum ib_mtu, m, IB_MTU_256, SIB_MAX_MTU);
 }
 
 /**

@@ -11,6 +11,7 @@
 #include "softib.h"
 #include "device.h"
 #include "icrc.h"
+#include "net.h"
 
 struct workqueue_struct *sib_wq;
 
@@ -76,13 +77,18 @@ static int __init sib_init(void)
 		err = -ENOMEM;
 		goto err_crc;
 	}
-	err = register_netdevice_notifier(&sib_netdev_nb);
+	err = sib_net_init();
 	if (err)
 		goto err_wq;
+	err = register_netdevice_notifier(&sib_netdev_nb);
+	if (err)
+		goto err_net;
 	rdma_link_register(&sib_link_ops);
 	pr_info("softib: loaded\n");
 	return 0;
 
+err_net:
+	sib_net_fini();
 err_wq:
 	destroy_workqueue(sib_wq);
 err_crc:
@@ -95,6 +101,7 @@ static void __exit sib_exit(void)
 	rdma_link_unregister(&sib_link_ops);
 	unregister_netdevice_notifier(&sib_netdev_nb);
 	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
+	sib_net_fini();
 	destroy_workqueue(sib_wq);
 	sib_icrc_exit();
 	pr_info("softib: unloaded\n");

@@ -20,13 +20,26 @@
 #include "net.h"
 #include "icrc.h"
 #include "hdr.h"
+#include "counters.h"
 
+/*
+ * struct sib_udp - the sockets of one network namespace
+ *
+ * Kernel sockets hold no reference on their namespace, and a device is
+ * freed asynchronously after its netdev went away, possibly after the
+ * namespace itself. So the namespace's exit hook closes the sockets:
+ * it unlinks the holder (@net is then stale and never compared again),
+ * clears @sk4/@sk6 and waits for RCU; the transmit path reads them
+ * under rcu_read_lock() and drops when they are gone. The holder
+ * itself lives until its last device lets go.
+ */
 struct sib_udp {
-	struct list_head list;
+	struct list_head list;		/* sib_udp_list, while @net lives */
 	struct net *net;
-	struct socket *sk4;
-	struct socket *sk6;
+	struct socket __rcu *sk4;
+	struct socket __rcu *sk6;
 	int refs;			/* under sib_udp_mutex */
+	bool dead;			/* @net has exited */
 };
 
 static LIST_HEAD(sib_udp_list);
@@ -69,8 +82,8 @@ static struct socket *sib_udp_sock(struct net *net, bool v6,
  */
 struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv)
 {
+	struct socket *sk4, *sk6 = NULL;
 	struct sib_udp *u;
-	int err;
 
 	mutex_lock(&sib_udp_mutex);
 	list_for_each_entry(u, &sib_udp_list, list) {
@@ -84,18 +97,19 @@ struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv)
 		u = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	u->sk4 = sib_udp_sock(net, false, rcv);
-	if (IS_ERR(u->sk4)) {
-		err = PTR_ERR(u->sk4);
+	sk4 = sib_udp_sock(net, false, rcv);
+	if (IS_ERR(sk4)) {
 		kfree(u);
-		u = ERR_PTR(err);
+		u = ERR_CAST(sk4);
 		goto out;
 	}
 	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled()) {
-		u->sk6 = sib_udp_sock(net, true, rcv);
-		if (IS_ERR(u->sk6))
-			u->sk6 = NULL;	/* IPv4 only */
+		sk6 = sib_udp_sock(net, true, rcv);
+		if (IS_ERR(sk6))
+			sk6 = NULL;	/* IPv4 only */
 	}
+	RCU_INIT_POINTER(u->sk4, sk4);
+	RCU_INIT_POINTER(u->sk6, sk6);
 	u->net = net;
 	u->refs = 1;
 	list_add(&u->list, &sib_udp_list);
@@ -104,23 +118,89 @@ out:
 	return u;
 }
 
+/* close the sockets of @u; sib_udp_mutex held, no reader left */
+static void sib_udp_close(struct sib_udp *u)
+{
+	struct socket *sk4, *sk6;
+
+	sk4 = rcu_replace_pointer(u->sk4, NULL, lockdep_is_held(&sib_udp_mutex));
+	sk6 = rcu_replace_pointer(u->sk6, NULL, lockdep_is_held(&sib_udp_mutex));
+	if (sk4)
+		udp_tunnel_sock_release(sk4);
+	if (sk6)
+		udp_tunnel_sock_release(sk6);
+}
+
 /**
  * sib_udp_put() - release a reference from sib_udp_get()
  * @u: holder
  *
- * Context: process.
+ * Context: process; the device using @u transmits no more.
  */
 void sib_udp_put(struct sib_udp *u)
 {
 	mutex_lock(&sib_udp_mutex);
 	if (--u->refs == 0) {
-		list_del(&u->list);
-		udp_tunnel_sock_release(u->sk4);
-		if (u->sk6)
-			udp_tunnel_sock_release(u->sk6);
+		if (!u->dead) {
+			list_del(&u->list);
+			sib_udp_close(u);
+		}
 		kfree(u);
 	}
 	mutex_unlock(&sib_udp_mutex);
+}
+
+static void __net_exit sib_net_exit(struct net *net)
+{
+	struct sib_udp *u, *found = NULL;
+	struct socket *sk4, *sk6;
+
+	mutex_lock(&sib_udp_mutex);
+	list_for_each_entry(u, &sib_udp_list, list) {
+		if (net_eq(u->net, net)) {
+			found = u;
+			break;
+		}
+	}
+	if (!found) {
+		mutex_unlock(&sib_udp_mutex);
+		return;
+	}
+	list_del(&found->list);
+	found->dead = true;
+	sk4 = rcu_replace_pointer(found->sk4, NULL, true);
+	sk6 = rcu_replace_pointer(found->sk6, NULL, true);
+	mutex_unlock(&sib_udp_mutex);
+	/* transmitters that still saw the sockets are done after this */
+	synchronize_net();
+	if (sk4)
+		udp_tunnel_sock_release(sk4);
+	if (sk6)
+		udp_tunnel_sock_release(sk6);
+}
+
+static struct pernet_operations sib_net_ops = {
+	.exit = sib_net_exit,
+};
+
+/**
+ * sib_net_init() - hook into network namespace teardown
+ *
+ * Context: module init. Return: 0 or -errno.
+ */
+int sib_net_init(void)
+{
+	return register_pernet_subsys(&sib_net_ops);
+}
+
+/**
+ * sib_net_fini() - undo sib_net_init()
+ *
+ * Context: module exit, after every device is gone.
+ */
+void sib_net_fini(void)
+{
+	unregister_pernet_subsys(&sib_net_ops);
 }
 
 /**
@@ -207,7 +287,7 @@ static void sib_put_icrc(struct sk_buff *skb)
 	put_unaligned_le32(sib_icrc(skb, bth_off, len), skb->data + bth_off + len);
 }
 
-static int sib_xmit4(struct sib_dev *dev, struct sib_udp *u,
+static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
 		     struct sk_buff *skb)
 {
 	struct net *net = dev_net(dev->ndev);
@@ -215,7 +295,7 @@ static int sib_xmit4(struct sib_dev *dev, struct sib_udp *u,
 	struct flowi4 fl = {};
 	struct rtable *rt;
 
-	fl.flowi4_oif = dev->ndev->ifindex;
+	fl.flowi4_oif = oif;
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.daddr = ip->daddr;
 	fl.saddr = ip->saddr;
@@ -226,14 +306,23 @@ static int sib_xmit4(struct sib_dev *dev, struct sib_udp *u,
 	}
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	/*
+	 * Larger than the route's MTU (a QP whose path MTU was set before
+	 * the netdev MTU shrank): with DF the packet would die silently, so
+	 * let IP fragment it; the RoCEv2 receiver's UDP socket reassembles.
+	 */
+	if (skb->len > dst_mtu(&rt->dst)) {
+		ip->frag_off = 0;
+		sib_counter_inc(dev, SIB_CNT_XMIT_FRAG);
+	}
 	__ip_select_ident(net, ip, 1);
 	sib_put_icrc(skb);
 	ip_send_check(ip);
 	skb->ip_summed = CHECKSUM_NONE;
-	return ip_local_out(net, u->sk4->sk, skb);
+	return ip_local_out(net, sock->sk, skb);
 }
 
-static int sib_xmit6(struct sib_dev *dev, struct sib_udp *u,
+static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
 		     struct sk_buff *skb)
 {
 	struct net *net = dev_net(dev->ndev);
@@ -243,48 +332,65 @@ static int sib_xmit6(struct sib_dev *dev, struct sib_udp *u,
 	struct dst_entry *dst;
 	unsigned int ulen = skb->len - skb_transport_offset(skb);
 
-	if (!u->sk6) {
-		kfree_skb(skb);
-		return -EAFNOSUPPORT;
-	}
-	fl6.flowi6_oif = dev->ndev->ifindex;
+	fl6.flowi6_oif = oif;
 	fl6.flowi6_proto = IPPROTO_UDP;
 	fl6.daddr = ip6->daddr;
 	fl6.saddr = ip6->saddr;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, u->sk6->sk, &fl6, NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	/* too large for the route: fragment rather than drop (see IPv4) */
+	if (skb->len > dst_mtu(dst)) {
+		skb->ignore_df = 1;
+		sib_counter_inc(dev, SIB_CNT_XMIT_FRAG);
+	}
 	sib_put_icrc(skb);
 	udp->check = csum_ipv6_magic(&ip6->saddr, &ip6->daddr, ulen,
 				     IPPROTO_UDP, csum_partial(udp, ulen, 0));
 	if (!udp->check)
 		udp->check = CSUM_MANGLED_0;
 	skb->ip_summed = CHECKSUM_NONE;
-	return ip6_local_out(net, u->sk6->sk, skb);
+	return ip6_local_out(net, sock->sk, skb);
 }
 
 /**
  * sib_net_xmit() - route and send a packet built by sib_net_push_hdrs()
  * @dev: device
- * @av: addresses (IP family)
+ * @av: addresses (IP family, the VLAN upper to route through if any)
  * @skb: the packet; consumed in every case
  *
- * Computes the ICRC. Context: process or softirq. Return: 0 or -errno
- * (no route, device down).
+ * Routes in the namespace of the device's netdev, out of that netdev
+ * (or @av->ifindex), computes the ICRC. A packet larger than the route
+ * MTU is sent without DF and fragmented by IP (counted).
+ * Context: process or softirq. Return: 0 or -errno (no route, device
+ * down, the namespace is being dismantled).
  */
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 		 struct sk_buff *skb)
 {
+	bool v4 = av->net_type == RDMA_NETWORK_IPV4;
+	int oif = av->ifindex ?: dev->ndev->ifindex;
+	struct socket *sock;
 	int err;
 
 	skb->dev = dev->ndev;
-	if (av->net_type == RDMA_NETWORK_IPV4)
-		err = sib_xmit4(dev, dev->udp, skb);
+	rcu_read_lock();
+	sock = v4 ? rcu_dereference(dev->udp->sk4) :
+		    rcu_dereference(dev->udp->sk6);
+	if (!sock) {
+		/* the namespace is gone (or IPv6 is off in it) */
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return v4 ? -ENETDOWN : -EAFNOSUPPORT;
+	}
+	if (v4)
+		err = sib_xmit4(dev, sock, oif, skb);
 	else
-		err = sib_xmit6(dev, dev->udp, skb);
+		err = sib_xmit6(dev, sock, oif, skb);
+	rcu_read_unlock();
 	return net_xmit_eval(err);
 }

@@ -8,6 +8,8 @@ typedef int (*sib_encap_rcv_t)(struct sock *sk, struct sk_buff *skb);
 
 struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv);
 void sib_udp_put(struct sib_udp *u);
+int sib_net_init(void);
+void sib_net_fini(void);
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len);
 void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		       struct sk_buff *skb, u16 sport);

@@ -357,8 +357,14 @@ static int sib_qp_check_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SIB_MAX_PKEYS)
 		return -EINVAL;
+	/*
+	 * A path MTU above the port's active MTU would make packets the
+	 * netdev cannot carry: refused (o10-2.2 lets the CI reject a PMTU
+	 * the port does not support).
+	 */
 	if ((mask & IB_QP_PATH_MTU) &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > SIB_MAX_MTU))
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > READ_ONCE(qp->dev->active_mtu)))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SIB_MAX_QP_RD_ATOM)
@@ -424,6 +430,14 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
+	/*
+	 * UDP source port: from the flow label when the application set
+	 * one, else from both QPNs (the same on both ends), for ECMP.
+	 */
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) &&
+	    qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
+						  qp->ibqp.qp_num, qp->dest_qpn);
 	if (mask & IB_QP_RQ_PSN) {
 		qp->rq_psn = attr->rq_psn & SIB_PSN_MASK;
 		qp->resp.epsn = qp->rq_psn;

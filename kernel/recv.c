@@ -167,7 +167,10 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
 			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
 			   skb->len);
-	sib_net_push_hdrs(dev, av, skb, qp->src_port);
+	/* a UD AH with its own flow label picks its own UDP source port */
+	sib_net_push_hdrs(dev, av, skb, av->flow_label ?
+			  rdma_flow_label_to_udp_sport(av->flow_label) :
+			  qp->src_port);
 	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
 	if (av->loopback) {
 		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);

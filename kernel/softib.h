@@ -73,10 +73,13 @@ struct sib_pd {
  * @sgid, @dgid: RoCEv2 GIDs (IPv4-mapped for IPv4)
  * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
  * @loopback: @dgid is one of this device's GIDs: deliver internally
+ * @ifindex: netdev of @sgid when it is not the device's own (a VLAN on
+ *	     top of it): packets are routed out of that one; 0 otherwise
  */
 struct sib_av {
 	union ib_gid sgid;
 	union ib_gid dgid;
+	int ifindex;
 	u32 flow_label;
 	u8 hop_limit;
 	u8 traffic_class;

@@ -1,0 +1,401 @@
+#!/bin/bash
+# interop.sh: softib on the wire with others.  softib in a network namespace against the
+# kernel's rdma_rxe in the initial one over a veth pair, softib against softib across two
+# namespaces (plain and over a VLAN), MTU handling, a softib device in the initial namespace
+# working beside the namespaced ones, and a packet capture for the host to decode.
+# Meant to run inside a tools/vm-run guest (it deletes the guest's sib0 first: rdma_rxe and
+# softib cannot both own UDP port 4791 in the initial namespace).
+set -uo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/interop.sh [--results FILE] [--capture DIR] [--iters N] [--full] [--only RE] [--list]
+
+Runs the interop matrix and prints one line per cell:
+  CELL <pair> <client>><server> <ipv4|ipv6> <mtu> <program> PASS|FAIL [detail]
+pairs: softib-rxe (sib1 in netns A <-> rxe0 in the initial netns, veth, both directions),
+softib-softib (sib2 in netns B <-> sib3 in netns C, veth), softib-vlan (sib4 on B's VLAN 7
+<-> sib5 on C's VLAN 7), softib-vlangid (sib2 <-> sib3 with the GIDs of their VLAN 7 uppers),
+softib-bond (sib6 on an active-backup bond in B <-> sib7 on one in C).  MTU 1024 cells run at netdev MTU 1500, 4096 at 9000 (the active
+MTU follows the netdev MTU at run time).  Programs: ibv_rc_pingpong --chk, ibv_ud_pingpong,
+ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw (-n N, default 200, 16 KiB; pingpongs 8 KiB -n N/4).
+To keep the run short under TCG, softib-rxe runs all six programs in both directions at
+(IPv4, 1024) and (IPv6, 4096) and rc_pingpong + ib_read_bw at the two other corners;
+softib-softib all six at (IPv4, 4096) and rc_pingpong + ib_write_bw elsewhere; the VLAN
+and bond pairs two cells each.  --full runs all six programs in every cell.
+Other checks (also one line each): active MTU after netdev MTU changes, path MTU above the
+active MTU refused at modify_qp, sib0 in the initial netns working beside the namespaced
+devices, namespaced devices gone after their namespaces are deleted, exclusive netns mode.  Every result is also
+appended to FILE as "RESULT <name> ok|FAIL <detail>".  --capture DIR: capture the softib-rxe
+traffic of a few short runs into DIR/interop-<fam>.pcap (dumpcap) for the host to decode.
+--list prints the names of all results and exits; --only REGEX runs only the matching cells.  Exit status 0 iff all passed.
+USAGE
+}
+RESULTS=/dev/null CAP="" ITERS=200 LIST=0 ONLY=. FULL=0
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--capture) CAP=${2:?}; shift 2 ;;
+	--iters) ITERS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
+	--only) ONLY=${2:?}; shift 2 ;;
+	--full) FULL=1; shift ;;
+	*) echo "interop.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+PROGS="rc_pingpong ud_pingpong ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw"
+TMO=${PROGRAM_TIMEOUT:-90}
+PORT=18515
+
+# the matrix: "pair client>server fam mtu program".  By default every program in both
+# directions at (IPv4, 1024) and (IPv6, 4096), RC pingpong and READ in the two other
+# family/MTU corners (time under TCG); --full: every program in every cell
+cells() {
+	local fam mtu d p progs
+	for mtu in 1024 4096; do
+		for fam in ipv4 ipv6; do
+			progs=$PROGS
+			((FULL)) || [[ $fam$mtu == ipv41024 || $fam$mtu == ipv64096 ]] || progs="rc_pingpong ib_read_bw"
+			for d in "sib>rxe" "rxe>sib"; do
+				for p in $progs; do echo "softib-rxe $d $fam $mtu $p"; done
+			done
+			progs=$PROGS
+			((FULL)) || [[ $fam$mtu == ipv44096 ]] || progs="rc_pingpong ib_write_bw"
+			for p in $progs; do echo "softib-softib sibB>sibC $fam $mtu $p"; done
+		done
+	done
+	echo "softib-vlan sibB.7>sibC.7 ipv4 1024 rc_pingpong"
+	echo "softib-vlan sibB.7>sibC.7 ipv6 1024 ib_write_bw"
+	echo "softib-vlangid sibBv>sibCv ipv4 1024 ib_write_bw"
+	echo "softib-vlangid sibBv>sibCv ipv6 1024 rc_pingpong"
+	echo "softib-bond sibBb>sibCb ipv4 1024 ib_write_bw"
+	echo "softib-bond sibBb>sibCb ipv6 1024 rc_pingpong"
+}
+OTHER="mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused capture coexist_init_netns netns_delete netns_exclusive"
+if ((LIST)); then
+	cells | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
+	for o in $OTHER; do echo "$o"; done
+	exit 0
+fi
+
+OUT=$(mktemp -d /tmp/interop.XXXXXX)
+nok=0 nfail=0
+result() { # name ok|FAIL detail
+	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+check() { # name ok|FAIL detail: a non-matrix check
+	echo "CHECK $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"
+	result "$1" "$2" "${3:-}"
+}
+nsx() { # NS|- CMD...: run CMD in netns NS ("-": the initial one)
+	local ns=$1; shift
+	if [[ $ns == - ]]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+die() { echo "interop.sh: setup: $*" >&2; exit 3; }
+gid_of() { # NS DEV ADDR: GID index of ADDR's RoCE v2 GID, waiting for the GID cache
+	local i
+	for i in $(seq 100); do
+		"$TOOLS/roce-gid-index" --addr "$3" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+active_mtu() { ibv_devinfo -d "$1" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -1; }
+wait_active() { # DEV
+	local i
+	for i in $(seq 100); do
+		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- setup
+[[ -e /sys/class/infiniband/sib0 ]] && { rdma link delete sib0 || die "rdma link delete sib0"; }
+modprobe rdma_rxe 2>/dev/null || insmod "${VM_KTREE:-/nonexistent}/drivers/infiniband/sw/rxe/rdma_rxe.ko" ||
+	die "cannot load rdma_rxe"
+for ns in A B C; do ip netns add $ns && ip -n $ns link set lo up || die "netns $ns"; done
+# A <-> initial: softib (sib1) against rdma_rxe (rxe0)
+ip link add vI type veth peer name vA netns A || die "veth vI/vA"
+ip addr add 192.168.7.2/24 dev vI && ip -6 addr add fd07::2/64 dev vI nodad && ip link set vI up ||
+	die "addresses on vI"
+ip -n A addr add 192.168.7.1/24 dev vA && ip -n A -6 addr add fd07::1/64 dev vA nodad &&
+	ip -n A link set vA up || die "addresses on vA"
+# B <-> C: softib against softib, untagged and on VLAN 7
+ip -n B link add vB type veth peer name vC netns C || die "veth vB/vC"
+ip -n B addr add 192.168.8.1/24 dev vB && ip -n B -6 addr add fd08::1/64 dev vB nodad && ip -n B link set vB up
+ip -n C addr add 192.168.8.2/24 dev vC && ip -n C -6 addr add fd08::2/64 dev vC nodad && ip -n C link set vC up
+ip -n B link add link vB name vB.7 type vlan id 7 && ip -n C link add link vC name vC.7 type vlan id 7 || die "vlan"
+ip -n B addr add 192.168.9.1/24 dev vB.7 && ip -n B -6 addr add fd09::1/64 dev vB.7 nodad && ip -n B link set vB.7 up
+ip -n C addr add 192.168.9.2/24 dev vC.7 && ip -n C -6 addr add fd09::2/64 dev vC.7 nodad && ip -n C link set vC.7 up
+
+# B <-> C again, through an active-backup bond on each side
+ip -n B link add bondB type bond mode active-backup && ip -n C link add bondC type bond mode active-backup ||
+	die "bond devices"
+ip -n B link add vB2 type veth peer name vC2 netns C || die "veth vB2/vC2"
+ip -n B link set vB2 master bondB && ip -n C link set vC2 master bondC || die "enslave"
+ip -n B link set vB2 up && ip -n C link set vC2 up
+ip -n B addr add 192.168.10.1/24 dev bondB && ip -n B -6 addr add fd10::1/64 dev bondB nodad && ip -n B link set bondB up
+ip -n C addr add 192.168.10.2/24 dev bondC && ip -n C -6 addr add fd10::2/64 dev bondC nodad && ip -n C link set bondC up
+
+rdma link add rxe0 type rxe netdev vI || die "rdma link add rxe0 type rxe netdev vI"
+ip netns exec A rdma link add sib1 type softib netdev vA || die "rdma link add sib1 (netns A)"
+ip netns exec B rdma link add sib2 type softib netdev vB || die "rdma link add sib2 (netns B)"
+ip netns exec C rdma link add sib3 type softib netdev vC || die "rdma link add sib3 (netns C)"
+ip netns exec B rdma link add sib4 type softib netdev vB.7 || die "rdma link add sib4 on vB.7 (netns B)"
+ip netns exec C rdma link add sib5 type softib netdev vC.7 || die "rdma link add sib5 on vC.7 (netns C)"
+ip netns exec B rdma link add sib6 type softib netdev bondB || die "rdma link add sib6 on bondB (netns B)"
+ip netns exec C rdma link add sib7 type softib netdev bondC || die "rdma link add sib7 on bondC (netns C)"
+for d in rxe0 sib1 sib2 sib3 sib4 sib5 sib6 sib7; do wait_active $d || die "$d port not ACTIVE"; done
+rdma link show
+
+# endpoint table: name -> netns, device, IPv4, IPv6
+declare -A NS DEV A4 A6 GIDX
+ep() { NS[$1]=$2 DEV[$1]=$3 A4[$1]=$4 A6[$1]=$5; }
+ep sib A sib1 192.168.7.1 fd07::1
+ep rxe - rxe0 192.168.7.2 fd07::2
+ep sibB B sib2 192.168.8.1 fd08::1
+ep sibC C sib3 192.168.8.2 fd08::2
+ep sibB.7 B sib4 192.168.9.1 fd09::1
+ep sibC.7 C sib5 192.168.9.2 fd09::2
+ep sibBv B sib2 192.168.9.1 fd09::1
+ep sibCv C sib3 192.168.9.2 fd09::2
+ep sibBb B sib6 192.168.10.1 fd10::1
+ep sibCb C sib7 192.168.10.2 fd10::2
+
+set_mtu() { # netdev MTU on both veth pairs (not the VLANs)
+	ip link set vI mtu "$1" && ip -n A link set vA mtu "$1" &&
+		ip -n B link set vB mtu "$1" && ip -n C link set vC mtu "$1"
+}
+
+wait_listen() { # NS PID: until a TCP listener on $PORT in NS, or the server died
+	local i
+	for i in $(seq 150); do
+		nsx "$1" ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# run_pair SERVER-EP CLIENT-EP FAM NAME ARGS...: ARGS get "-d DEV" and the GID option from
+# the endpoint; the client also gets the server's IPv4 address.  Sets src crc sout cout.
+run_pair() {
+	local s=$1 c=$2 fam=$3 name=$4; shift 4
+	local gopt=-g sgid cgid sa ca spid
+	[[ $name == ib_* ]] && gopt=-x
+	if [[ $fam == ipv4 ]]; then sa=${A4[$s]} ca=${A4[$c]}; else sa=${A6[$s]} ca=${A6[$c]}; fi
+	sout=$OUT/$name.server cout=$OUT/$name.client src=99 crc=99
+	# GID indexes are looked up once (python3 starts slowly under TCG)
+	[[ -n ${GIDX[${DEV[$s]}/$sa]:-} ]] || GIDX[${DEV[$s]}/$sa]=$(gid_of "${NS[$s]}" "${DEV[$s]}" "$sa")
+	[[ -n ${GIDX[${DEV[$c]}/$ca]:-} ]] || GIDX[${DEV[$c]}/$ca]=$(gid_of "${NS[$c]}" "${DEV[$c]}" "$ca")
+	sgid=${GIDX[${DEV[$s]}/$sa]} cgid=${GIDX[${DEV[$c]}/$ca]}
+	[[ -n $sgid ]] || { echo "no GID for $sa on ${DEV[$s]}" >"$sout"; return; }
+	[[ -n $cgid ]] || { echo "no GID for $ca on ${DEV[$c]}" >"$cout"; return; }
+	echo "\$ [${NS[$s]}] $* -d ${DEV[$s]} $gopt $sgid &" >"$sout"
+	echo "\$ [${NS[$c]}] $* -d ${DEV[$c]} $gopt $cgid ${A4[$s]}" >"$cout"
+	nsx "${NS[$s]}" timeout -s KILL "$TMO" "$@" -d "${DEV[$s]}" $gopt "$sgid" >>"$sout" 2>&1 &
+	spid=$!
+	wait_listen "${NS[$s]}" $spid || echo "(server not listening on TCP port $PORT)" >>"$sout"
+	crc=0; nsx "${NS[$c]}" timeout -s KILL "$TMO" "$@" -d "${DEV[$c]}" $gopt "$cgid" "${A4[$s]}" >>"$cout" 2>&1 || crc=$?
+	src=0; wait $spid || src=$?
+}
+# verdict of the last run_pair: sets why (empty when ok) and detail
+judge() { # PROG ITERS BYTES
+	local prog=$1 it=$2 bytes=$3 side f line b i bw
+	why="" detail=""
+	((src == 0)) || why+=" server exit $src;"
+	((crc == 0)) || why+=" client exit $crc;"
+	if [[ $prog == *pingpong ]]; then
+		for side in server client; do
+			f=$OUT/$prog.$side
+			grep -q "^$bytes bytes in " "$f" || why+=" $side did not report $bytes bytes;"
+			grep -q "^$it iters in " "$f" || why+=" $side did not report $it iters;"
+		done
+		detail=$(grep -m1 ' bytes in ' "$OUT/$prog.client" 2>/dev/null | sed 's/.*= //')
+	else
+		line=$(awk '/#bytes/ { getline; print; exit }' "$OUT/$prog.client" 2>/dev/null)
+		read -r b i bw _ <<<"$line" || true
+		[[ ${b:-} == "$bytes" ]] || why+=" client printed no $bytes-byte result;"
+		[[ ${i:-} == "$it" ]] || why+=" client reports ${i:-no} iterations, not $it;"
+		[[ ${bw:-} =~ ^[0-9.]+$ ]] || why+=" no bandwidth figure;"
+		detail="${bw:-?} Gb/s"
+	fi
+}
+# one cell: PAIR CLIENT>SERVER FAM MTU PROG
+cell() {
+	local pair=$1 d=$2 fam=$3 mtu=$4 prog=$5 c s n=$((ITERS / 4)) args bytes try name t=$SECONDS
+	c=${d%%>*} s=${d##*>}
+	name="$pair/$d/$fam/$mtu/$prog"
+	for try in 1 2 3; do
+		case $prog in
+		rc_pingpong) bytes=$((8192 * n * 2))
+			run_pair "$s" "$c" "$fam" $prog ibv_rc_pingpong -m "$mtu" -s 8192 -n "$n" --chk ;;
+		ud_pingpong) bytes=$((mtu * n * 2))
+			run_pair "$s" "$c" "$fam" $prog ibv_ud_pingpong -s "$mtu" -n "$n" ;;
+		ib_atomic_bw) bytes=8
+			run_pair "$s" "$c" "$fam" $prog ib_atomic_bw -m "$mtu" -n "$ITERS" -F --report_gbits ;;
+		*) bytes=16384
+			run_pair "$s" "$c" "$fam" $prog "$prog" -m "$mtu" -s $bytes -n "$ITERS" -F --report_gbits ;;
+		esac
+		judge "$prog" "$([[ $prog == *pingpong ]] && echo $n || echo "$ITERS")" "$bytes"
+		# perftest's clock calibration can fail on a loaded TCG guest; only that is retried
+		[[ -n $why ]] && grep -qs 'Correlation coefficient r^2' "$OUT/$prog.client" "$OUT/$prog.server" &&
+			((try < 3)) || break
+	done
+	if [[ -z $why ]]; then
+		echo "CELL $pair $d $fam $mtu $prog PASS $detail ($((SECONDS - t)) s)"
+		result "$name" ok "$detail"
+	else
+		why=${why# }
+		echo "CELL $pair $d $fam $mtu $prog FAIL ${why%;} ($((SECONDS - t)) s)"
+		result "$name" FAIL "${why%;}"
+		echo "---- server:"; sed 's/^/   /' "$OUT/$prog.server" | tail -25
+		echo "---- client:"; sed 's/^/   /' "$OUT/$prog.client" | tail -25
+	fi
+}
+
+# ---------------------------------------------------------------- the matrix
+t0=$SECONDS
+cur_mtu=0
+while read -r pair d fam mtu prog; do
+	want=1500; [[ $mtu == 4096 ]] && want=9000
+	# the VLAN GIDs of sib2/sib3's netdevs: with sib4/sib5 gone the VLAN traffic is theirs
+	if [[ $pair == softib-vlangid && -e /sys/class/infiniband/sib4 ]]; then
+		rdma link delete sib4 && rdma link delete sib5 || die "rdma link delete sib4/sib5"
+	fi
+	if [[ $pair != softib-vlan* && $pair != softib-bond && $want != "$cur_mtu" ]]; then
+		set_mtu $want || die "set MTU $want"
+		cur_mtu=$want
+		sleep 0.5
+		got="" bad=""
+		for dv in rxe0 sib1 sib2 sib3; do
+			got=$(active_mtu $dv)
+			[[ $got == "$mtu" ]] || bad+=" $dv active_mtu ${got:-?};"
+		done
+		if [[ -z $bad ]]; then check mtu_active_$want ok "rxe0 sib1 sib2 sib3 active_mtu $mtu at netdev MTU $want"
+		else check mtu_active_$want FAIL "at netdev MTU $want, wanted $mtu:${bad%;}"; fi
+		if [[ $want == 1500 ]]; then
+			# a path MTU above the active MTU must be refused at modify_qp, not sent and dropped
+			run_pair sibC sibB ipv4 refused ibv_rc_pingpong -m 4096 -n 5
+			# the server modifies its QP first and gives up; the client then sees the close
+			if ((src != 0)) && grep -qs 'Failed to modify QP to RTR' "$OUT/refused.server" "$OUT/refused.client"; then
+				check mtu_path_above_active_refused ok "ibv_rc_pingpong -m 4096 at active MTU 1024: modify to RTR fails"
+			else
+				check mtu_path_above_active_refused FAIL "server exit $src: $(tail -2 "$OUT/refused.server" | tr '\n' ' ')"
+			fi
+		fi
+	fi
+	cell "$pair" "$d" "$fam" "$mtu" "$prog"
+done < <(cells | grep -E -- "$ONLY")
+echo "interop.sh: matrix done in $((SECONDS - t0)) s"
+
+# ---------------------------------------------------------------- capture
+# capture NAME CMD...: run CMD while dumpcap records vA (netns A) into $CAP/NAME.pcap
+capture() {
+	local name=$1 cpid i; shift
+	rm -f "$CAP/$name.pcap"
+	ip netns exec A dumpcap -q -P -i vA -f "udp port 4791" -w "$CAP/$name.pcap" >"$OUT/dumpcap.log" 2>&1 &
+	cpid=$!
+	for i in $(seq 150); do [[ -s $CAP/$name.pcap ]] && break; sleep 0.1; done
+	[[ -s $CAP/$name.pcap ]] || { echo "dumpcap did not start: $(cat "$OUT/dumpcap.log")"; capok=0; }
+	"$@"
+	sleep 0.3
+	kill -INT $cpid 2>/dev/null; wait $cpid
+}
+cap_runs() { # FAM: every header shape: RC SEND, WRITE/READ first/middle/last/only, atomics,
+	# UD SEND with DETH; both directions, so rdma_rxe's packets check the checker too
+	run_pair rxe sib $1 cap1 ibv_rc_pingpong -s 3000 -n 10 --chk; ((src == 0 && crc == 0)) || capok=0
+	run_pair sib rxe $1 cap2 ibv_ud_pingpong -s 512 -n 10; ((src == 0 && crc == 0)) || capok=0
+	run_pair sib rxe $1 cap3 ib_write_bw -n 10 -s 3000 -F; ((src == 0 && crc == 0)) || capok=0
+	run_pair rxe sib $1 cap4 ib_read_bw -n 10 -s 3000 -F; ((src == 0 && crc == 0)) || capok=0
+	run_pair sib rxe $1 cap5 ib_atomic_bw -n 10 -F; ((src == 0 && crc == 0)) || capok=0
+}
+if [[ -n $CAP ]]; then
+	set_mtu 1500
+	capok=1
+	for fam in ipv4 ipv6; do
+		capture interop-$fam cap_runs $fam
+		# DSCP 26 + ECT(0): traffic class 106 must be the IPv4 TOS / IPv6 traffic class
+		capture interop-tclass-$fam run_pair sib rxe $fam cap6 ib_send_bw -n 10 -s 3000 -F --tclass=106
+		((src == 0 && crc == 0)) || capok=0
+	done
+	if ((capok)); then check capture ok "$CAP/interop-*.pcap (checked by the host)"
+	else check capture FAIL "a captured run or dumpcap failed"; fi
+fi
+
+# ---------------------------------------------------------------- coexistence
+# rdma_rxe gives up port 4791 in the initial netns; sib0 comes back on eth0 there and must
+# work while sib2/sib3 in B and C carry traffic at the same time
+rdma link delete rxe0 || die "rdma link delete rxe0"
+why=""
+if rdma link add sib0 type softib netdev eth0 && wait_active sib0; then
+	( run_pair sibC sibB ipv4 bg ibv_rc_pingpong -s 4096 -n 1000; ((src == 0 && crc == 0)) ) &
+	bg=$!
+	g=$(gid_of - sib0 10.0.2.15) || why+=" no GID on sib0;"
+	PORT=18516
+	ibv_rc_pingpong -p $PORT -d sib0 -g "${g:-0}" -n 200 --chk >"$OUT/init.server" 2>&1 &
+	spid=$!
+	wait_listen - $spid
+	crc=0; ibv_rc_pingpong -p $PORT -d sib0 -g "${g:-0}" -n 200 --chk 10.0.2.15 >"$OUT/init.client" 2>&1 || crc=$?
+	src=0; wait $spid || src=$?
+	PORT=18515
+	((src == 0 && crc == 0)) && grep -q '^200 iters in' "$OUT/init.client" || why+=" sib0 pingpong: server $src client $crc;"
+	wait $bg || why+=" sib2/sib3 pingpong in B/C failed;"
+	rdma link delete sib0 || why+=" rdma link delete sib0 failed;"
+else
+	why+=" rdma link add sib0 on eth0 failed;"
+fi
+if [[ -z $why ]]; then check coexist_init_netns ok "sib0 (initial netns) and sib2/sib3 (netns B, C) at once"
+else why=${why# }; check coexist_init_netns FAIL "${why%;}"; fi
+
+# ---------------------------------------------------------------- teardown
+# deleting a namespace unregisters its veth/VLAN netdevs, which removes their softib devices
+why=""
+for ns in A B C; do ip netns delete $ns; done
+for i in $(seq 100); do
+	left=$(ls /sys/class/infiniband/ 2>/dev/null | tr '\n' ' ')
+	[[ -z $left ]] && break
+	sleep 0.1
+done
+[[ -z $left ]] || why="devices left after deleting the namespaces: $left"
+if [[ -z $why ]]; then check netns_delete ok "sib1..sib3, sib6, sib7 gone with their namespaces"
+else check netns_delete FAIL "$why"; fi
+# exclusive mode (only settable while no other namespace exists): a device made from inside
+# E starts in the initial namespace like every RDMA device; `rdma dev set ... netns E` either
+# moves it (the device can disassociate its users) or is refused cleanly, and it goes away
+# with E's netdev either way
+why=""
+if rdma system set netns exclusive; then
+	ip netns add E && ip link add vX type veth peer name vE netns E && ip -n E link set vE up ||
+		why+=" netns E setup failed;"
+	ip netns exec E rdma link add sib8 type softib netdev vE || why+=" rdma link add sib8 in E failed;"
+	[[ -e /sys/class/infiniband/sib8 ]] || why+=" sib8 not in the initial namespace;"
+	ip netns exec E sh -c '[ ! -e /sys/class/infiniband/sib8 ]' || why+=" sib8 visible in E before the move;"
+	if rdma dev set sib8 netns E 2>"$OUT/devset.err"; then
+		how="moved into E"
+		[[ ! -e /sys/class/infiniband/sib8 ]] || why+=" sib8 still in the initial namespace after the move;"
+		ip netns exec E sh -c '[ -e /sys/class/infiniband/sib8 ]' || why+=" sib8 not in E after the move;"
+	else
+		how="move refused: $(tr -d '\n' <"$OUT/devset.err")"
+		[[ -e /sys/class/infiniband/sib8 ]] || why+=" sib8 gone after a refused move;"
+	fi
+	ip netns delete E
+	for i in $(seq 100); do
+		[[ ! -e /sys/class/infiniband/sib8 ]] && ! rdma dev show sib8 >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	rdma dev show sib8 >/dev/null 2>&1 && why+=" sib8 left after deleting E;"
+	rdma system set netns shared || why+=" cannot go back to shared mode;"
+else
+	why+=" rdma system set netns exclusive failed;"
+fi
+if [[ -z $why ]]; then check netns_exclusive ok "sib8 created from E in exclusive mode, $how, gone with E"
+else why=${why# }; check netns_exclusive FAIL "${why%;}"; fi
+modprobe -r rdma_rxe 2>/dev/null || true
+# vm-run unloads softib afterwards and expects sib0 on eth0 or nothing
+rm -rf "$OUT"
+echo "interop: $nok passed, $nfail failed"
+((nfail == 0))
