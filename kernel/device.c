@@ -18,6 +18,7 @@
 #include "pd.h"
 #include "ah.h"
 #include "mr.h"
+#include "mw.h"
 #include "cq.h"
 #include "qp.h"
 #include "srq.h"
@@ -84,7 +85,12 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_qp_wr = SIB_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_PORT_ACTIVE_EVENT;
+			      IB_DEVICE_PORT_ACTIVE_EVENT |
+			      IB_DEVICE_MEM_WINDOW |
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+	a->max_mw = SIB_MAX_MW;
+	a->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SIB_MAX_SGE;
 	a->max_recv_sge = SIB_MAX_SGE;
@@ -204,6 +210,7 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	dev->ndev = NULL;
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
+	xa_destroy(&dev->mw_xa);
 	xa_destroy(&dev->ah_xa);
 	xa_destroy(&dev->srq_xa);
 }
@@ -237,7 +244,12 @@ static const struct ib_device_ops sib_dev_ops = {
 	.destroy_ah = sib_destroy_ah,
 	.get_dma_mr = sib_get_dma_mr,
 	.reg_user_mr = sib_reg_user_mr,
+	.rereg_user_mr = sib_rereg_user_mr,
 	.dereg_mr = sib_dereg_mr,
+	.alloc_mr = sib_alloc_mr,
+	.map_mr_sg = sib_map_mr_sg,
+	.alloc_mw = sib_alloc_mw,
+	.dealloc_mw = sib_dealloc_mw,
 
 	/* completion queues */
 	.create_cq = sib_create_cq,
@@ -270,10 +282,12 @@ static const struct ib_device_ops sib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, sib_xrcd, ibxrcd),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sib_mw, ibmw),
 };
 
 static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key,
 			     sib_srq_xa_key;
+static struct lock_class_key sib_mw_xa_key;
 
 static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 {
@@ -290,6 +304,8 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	lockdep_set_class(&dev->srq_xa.xa_lock, &sib_srq_xa_key);
 	dev->next_srqn = SIB_MIN_SRQN;
+	xa_init_flags(&dev->mw_xa, XA_FLAGS_ALLOC);
+	lockdep_set_class(&dev->mw_xa.xa_lock, &sib_mw_xa_key);
 	dev->next_qpn = SIB_MIN_QPN;
 	dev->next_mr = 1;
 	get_random_bytes(&dev->next_key, 1);

@@ -68,6 +68,7 @@ struct sib_atmack {
 #define SIB_AETH_LEN	4
 #define SIB_DETH_LEN	8
 #define SIB_IMM_LEN	4
+#define SIB_IETH_LEN	4
 #define SIB_ICRC_LEN	4
 
 /* AETH syndromes (IBTA 9.7.5.1): top 3 bits select the class */
@@ -173,6 +174,9 @@ enum sib_opcode {
 	SIB_OP_RC_ATOMIC_ACK		= 0x12,
 	SIB_OP_RC_CMP_SWAP		= 0x13,
 	SIB_OP_RC_FETCH_ADD		= 0x14,
+	SIB_OP_RC_SEND_LAST_INV		= 0x16,
+	SIB_OP_RC_SEND_ONLY_INV		= 0x17,
+	SIB_OP_RC_ATOMIC_WRITE		= 0x1d,	/* IBA 1.5 */
 	SIB_OP_UD_SEND_ONLY		= 0x64,
 	SIB_OP_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -197,6 +201,8 @@ enum sib_opcode {
 #define SIB_OPF_RWQE	BIT(16)	/* consumes a receive WQE at its end */
 #define SIB_OPF_ATOMIC	BIT(17)	/* atomic request, has an AtomicETH */
 #define SIB_OPF_ATMACK	BIT(18)	/* atomic response, has an AtomicAckETH */
+#define SIB_OPF_IETH	BIT(19)	/* has an IETH (send with invalidate) */
+#define SIB_OPF_AWRITE	BIT(20)	/* atomic write: RETH + 8 bytes */
 
 /**
  * struct sib_opcode_info - const description of one opcode
@@ -209,6 +215,7 @@ enum sib_opcode {
  * @off_aeth: offset of the AETH, 0 if absent
  * @off_atmack: offset of the AtomicAckETH, 0 if absent
  * @off_imm: offset of the ImmDt, 0 if absent
+ * @off_ieth: offset of the IETH (where an ImmDt would be), 0 if absent
  */
 struct sib_opcode_info {
 	const char *name;
@@ -220,6 +227,7 @@ struct sib_opcode_info {
 	u8 off_aeth;
 	u8 off_atmack;
 	u8 off_imm;
+	u8 off_ieth;
 };
 
 extern const struct sib_opcode_info sib_opcode_table[256];

@@ -2,9 +2,12 @@
 /*
  * softib: memory regions. lkey == rkey == index << 8 | key byte; the
  * index names the xarray slot, so lookup is O(1) and a stale key with the
- * right index but an old key byte is rejected. A user MR keeps an array
- * of its pinned pages for O(1) address-to-page translation. Access flags
- * and ranges are checked on every access (IBTA 10.6.3).
+ * right index but an old key byte is rejected. MR indices stay below
+ * SIB_MW_KEY_BIT so that R_Keys of memory windows (mw.c) never collide.
+ * A user MR keeps an array of its pinned pages for O(1) address-to-page
+ * translation; a fast-registration MR a page list of kernel addresses
+ * filled by map_mr_sg and made valid by an IB_WR_REG_MR work request.
+ * Access flags and ranges are checked on every access (IBTA 10.6.3).
  */
 #include <linux/mm.h>
 #include <linux/highmem.h>
@@ -23,23 +26,40 @@ static int sib_mr_insert(struct sib_dev *dev, struct sib_mr *mr)
 	}
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
-	err = xa_alloc_cyclic(&dev->mr_xa, &idx, mr, XA_LIMIT(1, 0x00ffffff),
+	mr->ibmr.lkey = (u8)(dev->next_key++);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	/* published by xa_alloc: the key must be final before */
+	mr->key = mr->type == SIB_MR_FRMR ? 0 : mr->ibmr.lkey;
+	err = xa_alloc_cyclic(&dev->mr_xa, &idx, mr,
+			      XA_LIMIT(1, (SIB_MW_KEY_BIT >> 8) - 1),
 			      &dev->next_mr, GFP_KERNEL);
 	if (err < 0) {
 		atomic_dec(&dev->num_mr);
 		return err;
 	}
-	mr->ibmr.lkey = (idx << 8) | (u8)(dev->next_key++);
+	xa_lock(&dev->mr_xa);
+	mr->ibmr.lkey |= idx << 8;
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	if (mr->type != SIB_MR_FRMR)
+		WRITE_ONCE(mr->key, mr->ibmr.lkey);
+	xa_unlock(&dev->mr_xa);
 	return 0;
 }
 
-static void sib_mr_remove(struct sib_dev *dev, struct sib_mr *mr)
+/* unpublish the MR and wait for the engines; -EBUSY while MWs are bound */
+static int sib_mr_remove(struct sib_dev *dev, struct sib_mr *mr)
 {
-	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> 8);
+	xa_lock(&dev->mr_xa);
+	if (atomic_read(&mr->num_mw)) {
+		xa_unlock(&dev->mr_xa);
+		return -EBUSY;
+	}
+	__xa_erase(&dev->mr_xa, mr->ibmr.lkey >> 8);
+	xa_unlock(&dev->mr_xa);
 	sib_mr_put(mr);
 	wait_for_completion(&mr->released);
 	atomic_dec(&dev->num_mr);
+	return 0;
 }
 
 /**
@@ -152,16 +172,22 @@ err_free:
  * @udata: unused
  *
  * Waits until no engine copies through the MR any more.
- * Context: process. Return: 0.
+ * Context: process. Return: 0, -EBUSY while memory windows are bound to
+ * the MR (IBTA 10.6.7.2.1: an MR with bound windows cannot be
+ * deregistered).
  */
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sib_mr *mr = to_sib_mr(ibmr);
+	int err;
 
-	sib_mr_remove(mr->dev, mr);
+	err = sib_mr_remove(mr->dev, mr);
+	if (err)
+		return err;
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
+	kfree(mr->fr_pages);
 	kfree(mr);
 	return 0;
 }
@@ -181,10 +207,12 @@ struct sib_mr *sib_mr_get(struct sib_dev *dev, struct ib_pd *pd, u32 key,
 {
 	struct sib_mr *mr;
 
+	if (key & SIB_MW_KEY_BIT)
+		return NULL;
 	xa_lock(&dev->mr_xa);
 	mr = xa_load(&dev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
-		   (mr->access & access) != access ||
+	if (mr && (READ_ONCE(mr->key) != key || READ_ONCE(mr->ibmr.pd) != pd ||
+		   (READ_ONCE(mr->access) & access) != access ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	xa_unlock(&dev->mr_xa);
@@ -201,6 +229,32 @@ void sib_mr_put(struct sib_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
+}
+
+/* copy through the page list of a fast-reg MR; @off from its first page */
+static int sib_mr_copy_fr(struct sib_mr *mr, u64 off, void *buf, u32 len,
+			  bool to_mr)
+{
+	u64 psize = 1ULL << mr->fr_shift;
+
+	while (len) {
+		u64 pg = off >> mr->fr_shift;
+		u32 poff = off & (psize - 1);
+		u32 n = min_t(u64, len, psize - poff);
+		void *va;
+
+		if (pg >= mr->fr_npages)
+			return -EFAULT;
+		va = (void *)(uintptr_t)(mr->fr_pages[pg] + poff);
+		if (to_mr)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
 }
 
 /**
@@ -233,6 +287,8 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	    iova - mr->iova > mr->length - len)
 		return -EFAULT;
 	off = iova - mr->iova + mr->page_off;
+	if (mr->type == SIB_MR_FRMR)
+		return sib_mr_copy_fr(mr, off, buf, len, to_mr);
 	while (len) {
 		unsigned long pg = off >> PAGE_SHIFT;
 		u32 poff = off & ~PAGE_MASK;
@@ -297,4 +353,226 @@ int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
 		off = 0;
 	}
 	return len ? -EFAULT : 0;
+}
+
+/**
+ * sib_rereg_user_mr() - ib_device_ops.rereg_user_mr (IBTA 11.2.8.6)
+ * @ibmr: user MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
+ * @start: new user address (IB_MR_REREG_TRANS)
+ * @length: new length in bytes (IB_MR_REREG_TRANS)
+ * @iova: new I/O virtual address (IB_MR_REREG_TRANS)
+ * @access: new IB_ACCESS_* flags (IB_MR_REREG_ACCESS)
+ * @pd: the PD the MR is to be in (the current one unless IB_MR_REREG_PD)
+ * @udata: user data (no driver data defined)
+ *
+ * A new translation is a new registration: a new MR with new keys is
+ * returned and the core deregisters the old one. PD and access alone
+ * change in place and the keys stay; the core updates ibmr->pd itself.
+ * Context: process. Return: NULL (changed in place), the new MR, or
+ * ERR_PTR(-EINVAL, -EOPNOTSUPP, -EBUSY while windows are bound, -ENOMEM,
+ * -EFAULT).
+ */
+struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct sib_mr *mr = to_sib_mr(ibmr);
+
+	if (mr->type != SIB_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EINVAL);
+	if ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic_read(&mr->num_mw))
+		return ERR_PTR(-EBUSY);
+	if (flags & IB_MR_REREG_TRANS)
+		return sib_reg_user_mr(pd, start, length, iova,
+				       (flags & IB_MR_REREG_ACCESS) ? access :
+				       mr->access, udata);
+	if (flags & IB_MR_REREG_ACCESS)
+		WRITE_ONCE(mr->access, access);
+	return NULL;
+}
+
+/**
+ * sib_alloc_mr() - ib_device_ops.alloc_mr: a fast-registration MR
+ * @pd: PD
+ * @type: only IB_MR_TYPE_MEM_REG
+ * @max_num_sg: pages the MR can map
+ *
+ * The MR is free (its keys are invalid) until an IB_WR_REG_MR work
+ * request registers the pages given to ib_map_mr_sg(). Context: process.
+ * Return: the MR or ERR_PTR(-EINVAL, -ENOMEM).
+ */
+struct ib_mr *sib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	struct sib_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SIB_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fr_pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->fr_pages) {
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->dev = dev;
+	mr->type = SIB_MR_FRMR;
+	mr->fr_max = max_num_sg;
+	mr->fr_shift = PAGE_SHIFT;
+	err = sib_mr_insert(dev, mr);
+	if (err) {
+		kfree(mr->fr_pages);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int sib_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sib_mr *mr = to_sib_mr(ibmr);
+
+	if (mr->fr_npages >= mr->fr_max)
+		return -ENOMEM;
+	mr->fr_pages[mr->fr_npages++] = addr;
+	return 0;
+}
+
+/**
+ * sib_map_mr_sg() - ib_device_ops.map_mr_sg
+ * @ibmr: fast-registration MR, not valid while being mapped
+ * @sg: DMA-mapped scatterlist (this device's DMA addresses are kernel
+ *	virtual addresses)
+ * @sg_nents: entries in @sg
+ * @sg_offset: byte offset into the first entry, or NULL
+ *
+ * Context: any. Return: number of entries mapped (ib_sg_to_pages()).
+ */
+int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct sib_mr *mr = to_sib_mr(ibmr);
+	int n;
+
+	if (!is_power_of_2(ibmr->page_size) || ibmr->page_size < SZ_4K)
+		return -EINVAL;
+	mr->fr_npages = 0;
+	mr->fr_shift = ilog2(ibmr->page_size);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sib_mr_set_page);
+	mr->page_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * sib_mr_fast_reg() - execute an IB_WR_REG_MR work request
+ * @dev: device
+ * @pd: PD of the posting QP
+ * @lkey: the MR's current L_Key (names the MR)
+ * @key: new key; same index, new key byte (ib_update_fast_reg_key())
+ * @access: IB_ACCESS_* of the registration
+ *
+ * Makes the page list of the last map_mr_sg valid under @key, with the
+ * I/O virtual address and length the core recorded in the ib_mr.
+ * Context: the QP's work. Return: 0, -EINVAL (unknown MR, other PD, not
+ * a free fast-reg MR, key index changed).
+ */
+int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
+		    int access)
+{
+	struct sib_mr *mr;
+	int err = -EINVAL;
+
+	if ((lkey >> 8) != (key >> 8) || (key & SIB_MW_KEY_BIT))
+		return -EINVAL;
+	xa_lock(&dev->mr_xa);
+	mr = xa_load(&dev->mr_xa, key >> 8);
+	if (mr && mr->type == SIB_MR_FRMR && mr->ibmr.pd == pd &&
+	    !READ_ONCE(mr->key)) {
+		mr->iova = mr->ibmr.iova;
+		mr->length = mr->ibmr.length;
+		WRITE_ONCE(mr->access, access);
+		WRITE_ONCE(mr->key, key);
+		err = 0;
+	}
+	xa_unlock(&dev->mr_xa);
+	return err;
+}
+
+/**
+ * sib_mr_invalidate() - invalidate a fast-registration MR (IBTA 10.6.5)
+ * @dev: device
+ * @pd: PD of the QP doing the invalidation
+ * @key: the MR's valid L_Key or R_Key
+ *
+ * Context: the QP's work. Return: 0, -EINVAL (no such valid fast-reg MR
+ * in @pd, or windows are bound to it).
+ */
+int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key)
+{
+	struct sib_mr *mr;
+	int err = -EINVAL;
+
+	if (key & SIB_MW_KEY_BIT)
+		return -EINVAL;
+	xa_lock(&dev->mr_xa);
+	mr = xa_load(&dev->mr_xa, key >> 8);
+	if (mr && mr->type == SIB_MR_FRMR && mr->ibmr.pd == pd &&
+	    READ_ONCE(mr->key) == key && !atomic_read(&mr->num_mw)) {
+		WRITE_ONCE(mr->key, 0);
+		err = 0;
+	}
+	xa_unlock(&dev->mr_xa);
+	return err;
+}
+
+/**
+ * sib_mr_bind_get() - find the MR a memory window is to be bound to
+ * @dev: device
+ * @pd: PD of the QP posting the bind; must be the MR's PD
+ * @lkey: L_Key of the MR (untrusted)
+ *
+ * Counts one more window on the MR, under the lock dereg takes, so the
+ * MR cannot go away while the window is bound (IBTA 10.6.7.2.1). The
+ * MR needs IB_ACCESS_MW_BIND.
+ * Context: process. Return: the MR (release with sib_mr_bind_put()) or
+ * NULL.
+ */
+struct sib_mr *sib_mr_bind_get(struct sib_dev *dev, struct ib_pd *pd, u32 lkey)
+{
+	struct sib_mr *mr;
+
+	if (lkey & SIB_MW_KEY_BIT)
+		return NULL;
+	xa_lock(&dev->mr_xa);
+	mr = xa_load(&dev->mr_xa, lkey >> 8);
+	if (mr && (READ_ONCE(mr->key) != lkey || mr->ibmr.pd != pd ||
+		   mr->type == SIB_MR_DMA ||
+		   !(READ_ONCE(mr->access) & IB_ACCESS_MW_BIND)))
+		mr = NULL;
+	if (mr)
+		atomic_inc(&mr->num_mw);
+	xa_unlock(&dev->mr_xa);
+	return mr;
+}
+
+/**
+ * sib_mr_bind_put() - a window bound to @mr was unbound or freed
+ * @mr: MR from sib_mr_bind_get()
+ *
+ * Context: any.
+ */
+void sib_mr_bind_put(struct sib_mr *mr)
+{
+	atomic_dec(&mr->num_mw);
 }

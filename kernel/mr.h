@@ -4,10 +4,22 @@
 
 #include "softib.h"
 
+/* keys with this bit name memory windows (mw.c), the others MRs */
+#define SIB_MW_KEY_BIT		0x80000000U
+/* page list entries of one fast-registration MR */
+#define SIB_MAX_FR_PAGES	(1U << 16)
+
 struct ib_mr *sib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *pd, struct ib_udata *udata);
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
 
 struct sib_mr *sib_mr_get(struct sib_dev *dev, struct ib_pd *pd, u32 key,
 			  int access);
@@ -16,5 +28,10 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
 		 const struct sib_sge *sge, u32 num_sge, u32 off,
 		 void *buf, u32 len, bool to_mr);
+int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
+		    int access);
+int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key);
+struct sib_mr *sib_mr_bind_get(struct sib_dev *dev, struct ib_pd *pd, u32 lkey);
+void sib_mr_bind_put(struct sib_mr *mr);
 
 #endif

@@ -12,7 +12,8 @@
 #define A_OFF(f)	(T_OFF(f) + (((f) & SIB_OPF_ATOMIC) ? SIB_ATMETH_LEN : 0))
 #define K_OFF(f)	(A_OFF(f) + (((f) & SIB_OPF_AETH) ? SIB_AETH_LEN : 0))
 #define I_OFF(f)	(K_OFF(f) + (((f) & SIB_OPF_ATMACK) ? SIB_ATMACK_LEN : 0))
-#define H_LEN(f)	(I_OFF(f) + (((f) & SIB_OPF_IMM) ? SIB_IMM_LEN : 0))
+#define H_LEN(f)	(I_OFF(f) + (((f) & SIB_OPF_IMM) ? SIB_IMM_LEN : 0) + \
+			 (((f) & SIB_OPF_IETH) ? SIB_IETH_LEN : 0))
 
 #define OP(code, nm, f) [code] = {					\
 	.name = nm, .flags = (f) | SIB_OPF_VALID, .hdr_len = H_LEN(f),	\
@@ -22,6 +23,7 @@
 	.off_aeth = ((f) & SIB_OPF_AETH) ? A_OFF(f) : 0,		\
 	.off_atmack = ((f) & SIB_OPF_ATMACK) ? K_OFF(f) : 0,		\
 	.off_imm = ((f) & SIB_OPF_IMM) ? I_OFF(f) : 0,			\
+	.off_ieth = ((f) & SIB_OPF_IETH) ? I_OFF(f) : 0,		\
 }
 
 #define RQ	(SIB_OPF_REQ | SIB_OPF_PAYLOAD)
@@ -66,6 +68,12 @@ const struct sib_opcode_info sib_opcode_table[256] = {
 	   SIB_OPF_REQ | SIB_OPF_ATOMIC | ST | EN),
 	OP(SIB_OP_RC_FETCH_ADD, "RC_FETCH_ADD",
 	   SIB_OPF_REQ | SIB_OPF_ATOMIC | ST | EN),
+	OP(SIB_OP_RC_SEND_LAST_INV, "RC_SEND_LAST_WITH_INVALIDATE",
+	   SND | EN | SIB_OPF_IETH | SIB_OPF_RWQE),
+	OP(SIB_OP_RC_SEND_ONLY_INV, "RC_SEND_ONLY_WITH_INVALIDATE",
+	   SND | ST | EN | SIB_OPF_IETH | SIB_OPF_RWQE),
+	OP(SIB_OP_RC_ATOMIC_WRITE, "RC_ATOMIC_WRITE",
+	   RQ | ST | EN | SIB_OPF_RETH | SIB_OPF_AWRITE),
 	OP(SIB_OP_UD_SEND_ONLY, "UD_SEND_ONLY",
 	   SND | ST | EN | SIB_OPF_DETH | SIB_OPF_UD | SIB_OPF_RWQE),
 	OP(SIB_OP_UD_SEND_ONLY_IMM, "UD_SEND_ONLY_IMM",

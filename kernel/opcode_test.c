@@ -49,6 +49,9 @@ static const struct sib_op_fact sib_facts[] = {
 	{ 0x12, 24, 0, 0, 0, 12, 16, 0, X_P | X_S | X_E },	/* ATOMIC_ACKNOWLEDGE */
 	{ 0x13, 40, 0, 0, 12, 0, 0, 0, X_Q | X_S | X_E },	/* COMPARE_SWAP */
 	{ 0x14, 40, 0, 0, 12, 0, 0, 0, X_Q | X_S | X_E },	/* FETCH_ADD */
+	{ 0x16, 16, 0, 0, 0, 0, 0, 0, X_Q | X_D | X_E | X_W },	/* SEND_LAST_INV */
+	{ 0x17, 16, 0, 0, 0, 0, 0, 0, X_Q | X_D | X_S | X_E | X_W }, /* SEND_ONLY_INV */
+	{ 0x1d, 28, 0, 12, 0, 0, 0, 0, X_Q | X_D | X_S | X_E },	/* ATOMIC_WRITE (IBA 1.5) */
 	{ 0x64, 20, 12, 0, 0, 0, 0, 0, X_Q | X_D | X_S | X_E | X_W }, /* UD SEND_ONLY */
 	{ 0x65, 24, 12, 0, 0, 0, 0, 20, X_Q | X_D | X_S | X_E | X_W }, /* UD SEND_ONLY_IMM */
 };
@@ -237,7 +240,8 @@ static void sib_opcode_test_transport_class(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, !!(fl & SIB_OPF_UD), (f->op >> 5) == 3,
 				    "op 0x%02x", f->op);
 		KUNIT_EXPECT_EQ_MSG(test, !!(fl & SIB_OPF_SEND),
-				    (f->op <= 0x05) || (f->op >> 5) == 3,
+				    (f->op <= 0x05) || f->op == 0x16 ||
+				    f->op == 0x17 || (f->op >> 5) == 3,
 				    "op 0x%02x", f->op);
 		KUNIT_EXPECT_EQ_MSG(test, !!(fl & SIB_OPF_WRITE),
 				    f->op >= 0x06 && f->op <= 0x0b,
@@ -263,6 +267,7 @@ static void sib_opcode_test_self_consistent(struct kunit *test)
 		len += o->off_aeth ? SIB_AETH_LEN : 0;
 		len += o->off_atmack ? SIB_ATMACK_LEN : 0;
 		len += o->off_imm ? SIB_IMM_LEN : 0;
+		len += o->off_ieth ? SIB_IETH_LEN : 0;
 		KUNIT_EXPECT_EQ_MSG(test, o->hdr_len, len, "op 0x%02x", op);
 		KUNIT_EXPECT_EQ_MSG(test, o->hdr_len % 4, 0U, "op 0x%02x", op);
 		KUNIT_EXPECT_LE_MSG(test, o->hdr_len, 40, "op 0x%02x", op);
@@ -300,6 +305,7 @@ static void sib_opcode_test_optional_layouts(struct kunit *test)
 		if (!(o->flags & SIB_OPF_VALID))
 			continue;
 		/* BTH + IETH (4 bytes) */
+		KUNIT_EXPECT_EQ_MSG(test, o->off_ieth, 12, "op 0x%02x", i);
 		KUNIT_EXPECT_EQ_MSG(test, o->hdr_len, 16, "op 0x%02x", i);
 		KUNIT_EXPECT_TRUE(test, o->flags & SIB_OPF_END);
 	}

@@ -618,12 +618,25 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 static bool sib_opcode_ok(struct sib_qp *qp, u8 op)
 {
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		/* BIND_MW and ATOMIC_WRITE: user only; REG_MR: kernel only */
+		if (op == IB_WR_BIND_MW || op == SIB_WR_ATOMIC_WRITE)
+			return qp->is_user;
+		if (op == IB_WR_REG_MR)
+			return !qp->is_user;
 		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
 		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
 		       op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
-		       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+		       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
+		       op == IB_WR_SEND_WITH_INV || op == IB_WR_LOCAL_INV;
+	}
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+}
+
+/* bind, local invalidate, fast registration: no payload, nothing sent */
+static bool sib_is_local_op(u8 op)
+{
+	return op == IB_WR_BIND_MW || op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR;
 }
 
 static bool sib_is_atomic(u8 op)
@@ -655,10 +668,18 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 	if (!sib_opcode_ok(qp, w->opcode) ||
 	    (w->send_flags & ~SIB_SEND_FLAGS_ALL))
 		return IB_WC_LOC_QP_OP_ERR;
+	if (sib_is_local_op(w->opcode)) {
+		w->num_sge = 0;
+		w->inline_len = 0;
+		return (w->send_flags & SIB_SEND_INLINE) ?
+		       IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	}
 	if (w->send_flags & SIB_SEND_INLINE) {
 		w->num_sge = 0;
+		/* an atomic write's 8 bytes always fit the slot */
 		if (w->opcode == IB_WR_RDMA_READ || sib_is_atomic(w->opcode) ||
-		    w->inline_len > qp->sq.max_inline)
+		    w->inline_len > (w->opcode == SIB_WR_ATOMIC_WRITE ?
+				     sizeof(u64) : qp->sq.max_inline))
 			return IB_WC_LOC_QP_OP_ERR;
 		memcpy(sw->inline_data, src + SIB_SEND_WQE_HDR_SIZE,
 		       w->inline_len);
@@ -679,6 +700,8 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 			return IB_WC_LOC_LEN_ERR;
 		sw->total_len = sizeof(u64);
 	}
+	if (w->opcode == SIB_WR_ATOMIC_WRITE && total != sizeof(u64))
+		return IB_WC_LOC_LEN_ERR;
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		if (sib_ah_copy_av(qp->dev, qp->ibqp.pd, w->wr.ud.ah_num,
 				   &sw->av))
@@ -756,6 +779,17 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		w->ex = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_SEND_WITH_INV || wr->opcode == IB_WR_LOCAL_INV)
+		memcpy(&w->ex, &wr->ex.invalidate_rkey, sizeof(w->ex));
+	if (wr->opcode == IB_WR_REG_MR) {
+		/* the MR is named by its key index, never by a pointer */
+		w->wr.bind.mr_lkey = reg_wr(wr)->mr->lkey;
+		w->wr.bind.rkey = reg_wr(wr)->key;
+		w->wr.bind.access = reg_wr(wr)->access;
+		return 0;
+	}
+	if (wr->opcode == IB_WR_LOCAL_INV)
+		return 0;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
 	if (total > SIB_MAX_MSG_SIZE)
@@ -970,6 +1004,18 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 		break;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		c.opcode = IB_WC_FETCH_ADD;
+		break;
+	case IB_WR_BIND_MW:
+		c.opcode = IB_WC_BIND_MW;
+		break;
+	case IB_WR_LOCAL_INV:
+		c.opcode = IB_WC_LOCAL_INV;
+		break;
+	case IB_WR_REG_MR:
+		c.opcode = IB_WC_REG_MR;
+		break;
+	case SIB_WR_ATOMIC_WRITE:
+		c.opcode = SIB_WC_ATOMIC_WRITE;
 		break;
 	default:
 		c.opcode = IB_WC_SEND;

@@ -11,6 +11,7 @@
 #include "psn.h"
 #include "qp.h"
 #include "mr.h"
+#include "mw.h"
 #include "net.h"
 #include "recv.h"
 #include "timers.h"
@@ -26,6 +27,13 @@ static u8 sib_req_opcode(const struct sib_swqe *sw, bool first, bool last)
 	bool imm = sw->wqe.opcode == IB_WR_SEND_WITH_IMM ||
 		   sw->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 
+	if (sw->wqe.opcode == SIB_WR_ATOMIC_WRITE)
+		return SIB_OP_RC_ATOMIC_WRITE;
+	if (sw->wqe.opcode == IB_WR_SEND_WITH_INV) {
+		if (first)
+			return last ? SIB_OP_RC_SEND_ONLY_INV : SIB_OP_RC_SEND_FIRST;
+		return last ? SIB_OP_RC_SEND_LAST_INV : SIB_OP_RC_SEND_MIDDLE;
+	}
 	if (sw->wqe.opcode == IB_WR_SEND || sw->wqe.opcode == IB_WR_SEND_WITH_IMM) {
 		if (first && last)
 			return imm ? SIB_OP_RC_SEND_ONLY_IMM : SIB_OP_RC_SEND_ONLY;
@@ -212,6 +220,51 @@ static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
 	return SIB_REQ_SENT;
 }
 
+static bool sib_req_is_local(const struct sib_swqe *sw)
+{
+	return sw->wqe.opcode == IB_WR_BIND_MW ||
+	       sw->wqe.opcode == IB_WR_LOCAL_INV ||
+	       sw->wqe.opcode == IB_WR_REG_MR;
+}
+
+/*
+ * Memory operations on the send queue (bind MW, local invalidate, fast
+ * registration) send nothing: each is executed once every WQE before it
+ * has completed, so completions stay in order and a later WQE sees its
+ * effect (IBTA 10.6.7.2, 10.8.3.1). A failure completes the WQE in error
+ * and moves the QP to the error state.
+ */
+static enum sib_req_step sib_req_local(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	u8 status = IB_WC_SUCCESS;
+	u32 key;
+
+	if (qp->sq.comp != qp->sq.req)
+		return SIB_REQ_IDLE;
+	switch (sw->wqe.opcode) {
+	case IB_WR_BIND_MW:
+		status = sib_mw_bind(qp, &sw->wqe);
+		break;
+	case IB_WR_LOCAL_INV:
+		memcpy(&key, &sw->wqe.ex, sizeof(key));
+		if (sib_key_invalidate(qp, key))
+			status = (key & SIB_MW_KEY_BIT) ? IB_WC_MW_BIND_ERR :
+							  IB_WC_LOC_PROT_ERR;
+		break;
+	default:
+		if (sib_mr_fast_reg(qp->dev, qp->ibqp.pd, sw->wqe.wr.bind.mr_lkey,
+				    sw->wqe.wr.bind.rkey, sw->wqe.wr.bind.access))
+			status = IB_WC_LOC_PROT_ERR;
+		break;
+	}
+	if (status != IB_WC_SUCCESS)
+		return sib_req_fail(qp, sw, status);
+	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
+	qp->sq.req++;
+	WRITE_ONCE(qp->sq.comp, qp->sq.req);
+	return SIB_REQ_SENT;
+}
+
 static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u32 mtu = qp->mtu, off = qp->req.off, paylen;
@@ -222,6 +275,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	u8 opcode, pad;
 
 	if (first) {
+		if (sib_req_is_local(sw))
+			return sib_req_local(qp, sw);
 		if (!sib_req_may_start(qp, sw))
 			return SIB_REQ_IDLE;
 		sw->first_psn = qp->req.psn;
@@ -255,6 +310,14 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	}
 	if (info->flags & SIB_OPF_IMM)
 		memcpy(skb->data + info->off_imm, &sw->wqe.ex, SIB_IMM_LEN);
+	if (info->flags & SIB_OPF_IETH) {
+		__be32 ieth;
+		u32 key;
+
+		memcpy(&key, &sw->wqe.ex, sizeof(key));
+		ieth = cpu_to_be32(key);
+		memcpy(skb->data + info->off_ieth, &ieth, SIB_IETH_LEN);
+	}
 	if (sib_req_payload(qp, sw, off, skb->data + info->hdr_len, paylen)) {
 		kfree_skb(skb);
 		if (qp->sq.comp != qp->sq.req)

@@ -18,6 +18,7 @@
 #include "psn.h"
 #include "qp.h"
 #include "mr.h"
+#include "mw.h"
 #include "net.h"
 #include "recv.h"
 
@@ -76,6 +77,30 @@ static enum sib_resp_res sib_resp_get_rwqe(struct sib_qp *qp)
 	return SIB_RESP_OK;
 }
 
+/*
+ * Send with Invalidate: invalidate the R_Key of the IETH once the message
+ * is placed (IBTA 9.4.1.1, 10.6.7.2.5); a key that cannot be invalidated
+ * is an invalid request. The CQE reports the key.
+ */
+static enum sib_resp_res sib_resp_invalidate(struct sib_qp *qp,
+					     struct sk_buff *skb,
+					     struct sib_cqe *c)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+	__be32 ieth;
+	u32 rkey;
+
+	memcpy(&ieth, skb->data + info->off_ieth, sizeof(ieth));
+	rkey = be32_to_cpu(ieth);
+	if (sib_key_invalidate(qp, rkey)) {
+		sib_resp_recv_error(qp, IB_WC_REM_INV_REQ_ERR);
+		return SIB_RESP_NAK_INV;
+	}
+	c->wc_flags |= SIB_WC_F_INV;
+	c->ex = ieth;
+	return SIB_RESP_OK;
+}
+
 static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 				       u32 flags)
 {
@@ -114,6 +139,11 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	if (flags & SIB_OPF_IMM) {
 		c.wc_flags |= SIB_WC_F_IMM;
 		memcpy(&c.ex, skb->data + sib_opcode(pkt->opcode)->off_imm, 4);
+	}
+	if (flags & SIB_OPF_IETH) {
+		res = sib_resp_invalidate(qp, skb, &c);
+		if (res != SIB_RESP_OK)
+			return res;
 	}
 	sib_qp_recv_cqe(qp, &c, pkt->se);
 	rs->have_rwqe = false;
@@ -172,8 +202,8 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 		}
 	}
 	if (pkt->paylen) {
-		mr = sib_mr_get(qp->dev, qp->ibqp.pd, rs->w_rkey,
-				IB_ACCESS_REMOTE_WRITE);
+		mr = sib_rkey_get(qp, rs->w_rkey, IB_ACCESS_REMOTE_WRITE,
+				  rs->w_va + rs->w_off, pkt->paylen);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
 		err = sib_mr_copy(mr, rs->w_va + rs->w_off,
@@ -226,7 +256,7 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	if (len) {
 		if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_READ))
 			return SIB_RESP_NAK_ACC;
-		mr = sib_mr_get(qp->dev, qp->ibqp.pd, rkey, IB_ACCESS_REMOTE_READ);
+		mr = sib_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
 		if (mr->type == SIB_MR_USER &&
@@ -318,8 +348,8 @@ static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
 		return SIB_RESP_NAK_ACC;
 	if (be64_to_cpu(atm->va) & 7)
 		return SIB_RESP_NAK_INV;
-	mr = sib_mr_get(qp->dev, qp->ibqp.pd, be32_to_cpu(atm->rkey),
-			IB_ACCESS_REMOTE_ATOMIC);
+	mr = sib_rkey_get(qp, be32_to_cpu(atm->rkey), IB_ACCESS_REMOTE_ATOMIC,
+			  be64_to_cpu(atm->va), sizeof(u64));
 	if (!mr)
 		return SIB_RESP_NAK_ACC;
 	err = sib_resp_do_atomic(mr, pkt->opcode, atm, &orig);
@@ -332,6 +362,41 @@ static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
 	res->valid = true;
 	rs->msn++;
 	sib_resp_send_atmack(qp, pkt->psn, orig);
+	return SIB_RESP_OK;
+}
+
+/*
+ * IBA 1.5 ATOMIC WRITE: 8 bytes at an 8-byte aligned address, stored
+ * under the same lock as the other atomics so no atomic of any QP or
+ * device sees half of it; acknowledged like an RDMA WRITE.
+ */
+static enum sib_resp_res sib_resp_atomic_write(struct sib_qp *qp,
+					       struct sk_buff *skb)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	const struct sib_opcode_info *info = sib_opcode(pkt->opcode);
+	const struct sib_reth *reth = (void *)(skb->data + info->off_reth);
+	u64 va = be64_to_cpu(reth->va), val;
+	struct sib_mr *mr;
+	int err;
+
+	if (pkt->paylen != sizeof(val) ||
+	    be32_to_cpu(reth->dma_len) != sizeof(val) || (va & 7))
+		return SIB_RESP_NAK_INV;
+	if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return SIB_RESP_NAK_ACC;
+	mr = sib_rkey_get(qp, be32_to_cpu(reth->rkey), IB_ACCESS_REMOTE_WRITE,
+			  va, sizeof(val));
+	if (!mr)
+		return SIB_RESP_NAK_ACC;
+	memcpy(&val, skb->data + pkt->hdr_len, sizeof(val));
+	spin_lock_bh(&sib_atomic_lock);
+	err = sib_mr_copy(mr, va, &val, sizeof(val), true);
+	spin_unlock_bh(&sib_atomic_lock);
+	sib_mr_put(mr);
+	if (err)
+		return SIB_RESP_NAK_ACC;
+	qp->resp.msn++;
 	return SIB_RESP_OK;
 }
 
@@ -368,8 +433,8 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 		sib_aeth_set((void *)(skb->data + info->off_aeth),
 			     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, op->msn);
 	if (paylen) {
-		mr = sib_mr_get(qp->dev, qp->ibqp.pd, op->rkey,
-				IB_ACCESS_REMOTE_READ);
+		mr = sib_rkey_get(qp, op->rkey, IB_ACCESS_REMOTE_READ,
+				  op->va + op->off, paylen);
 		err = mr ? sib_mr_copy(mr, op->va + op->off,
 				       skb->data + info->hdr_len, paylen, false) :
 			   -EINVAL;
@@ -582,6 +647,8 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		res = sib_resp_write(qp, skb, flags);
 	else if (flags & SIB_OPF_ATOMIC)
 		res = sib_resp_atomic(qp, skb, false);
+	else if (flags & SIB_OPF_AWRITE)
+		res = sib_resp_atomic_write(qp, skb);
 	else
 		res = sib_resp_read(qp, skb, false);
 	sib_resp_finish(qp, skb, flags, res);

@@ -51,6 +51,9 @@ struct sib_dev {
 	u32 next_qpn;
 	struct xarray mr_xa;		/* key index -> sib_mr */
 	u32 next_mr;
+	struct xarray mw_xa;		/* key index -> sib_mw (mw.h) */
+	u32 next_mw;
+	atomic_t num_mw;
 	u8 next_key;
 	struct xarray ah_xa;		/* ah_num -> sib_ah (user AHs) */
 	struct xarray srq_xa;		/* srq_num -> sib_srq, lock BH */
@@ -96,11 +99,18 @@ struct sib_ah {
 enum sib_mr_type {
 	SIB_MR_DMA,
 	SIB_MR_USER,
+	SIB_MR_FRMR,			/* fast registration (IB_MR_TYPE_MEM_REG) */
 };
 
 /*
  * struct sib_mr - memory region
+ * @key: the valid L_Key/R_Key; 0 (never a valid key) while a fast-reg
+ *	 MR is free. Written under dev->mr_xa's lock or by the owning QP's
+ *	 work (REG_MR, LOCAL_INV), read with READ_ONCE by lookups.
+ * @num_mw: memory windows bound to this MR; dereg refuses while > 0
  * @ref: engines hold a reference while copying; dereg waits for 0
+ * @fr_pages, @fr_max, @fr_npages, @fr_shift: page list of a fast-reg MR
+ *	 (kernel virtual addresses), its capacity, fill and page size
  */
 struct sib_mr {
 	struct ib_mr ibmr;
@@ -113,8 +123,14 @@ struct sib_mr {
 	struct page **pages;
 	unsigned long npages;
 	unsigned int page_off;		/* offset of iova in pages[0] */
+	u32 key;
+	atomic_t num_mw;
 	refcount_t ref;
 	struct completion released;
+	u64 *fr_pages;
+	u32 fr_max;
+	u32 fr_npages;
+	u32 fr_shift;
 };
 
 /*

@@ -16,7 +16,8 @@ enum {
 		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
-		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV,
+		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
+		IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
 
 /* Ring the SQ doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
@@ -325,6 +326,42 @@ struct ibv_qp *sib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return qp;
 }
 
+/*
+ * A QP moved to RESET: drop its completions nobody polled yet (flushes of
+ * the error state before), as IBTA 10.3.1 allows and as applications that
+ * reuse a QP after an error expect. Only the consumer writes slots below
+ * the producer index it read: kept entries move up towards that index and
+ * the consumer index skips the dropped ones.
+ */
+static void sib_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sib_cq *cq = ibcq ? to_sib_cq(ibcq) : NULL;
+	struct sib_ring *r;
+	uint32_t prod, i, dropped = 0;
+
+	if (!cq || !cq->ring.buf)
+		return;
+	r = &cq->ring;
+	pthread_spin_lock(&cq->lock);
+	prod = sib_load_acquire(&sib_ring_hdr(r)->producer);
+	if (sib_ring_used(prod, r->idx) <= r->num) {
+		for (i = prod; i != r->idx;) {
+			struct sib_cqe *e;
+
+			i--;
+			e = sib_ring_slot(r->buf, i, r->num, r->stride);
+			if (e->qp_num == qpn)
+				dropped++;
+			else if (dropped)
+				memcpy(sib_ring_slot(r->buf, i + dropped, r->num,
+						     r->stride), e, sizeof(*e));
+		}
+		r->idx += dropped;
+		sib_store_release(&sib_ring_hdr(r)->consumer, r->idx);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
 int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 {
 	struct sib_qp *qp = to_sib_qp(ibqp);
@@ -335,6 +372,9 @@ int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	ret = ibv_cmd_modify_qp(ibqp, attr, mask, &cmd, sizeof(cmd));
 	if (ret || !(mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RESET)
 		return ret;
+	sib_cq_clean(ibqp->send_cq, ibqp->qp_num);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		sib_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	/* RESET empties both queues: the kernel zeroed the ring indices */
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.ring.idx = 0;

@@ -186,6 +186,25 @@ static void sib_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	}
 }
 
+/* IBA 1.5 atomic write: the 8 bytes travel inline in the WQE */
+static void sib_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				uint64_t addr, const void *atomic_wr)
+{
+	struct sib_send_wqe *wqe;
+
+	if (!atomic_wr) {
+		sib_ex_fail(ex_to_sib_qp(ibqp), EINVAL);
+		return;
+	}
+	wqe = sib_ex_rdma(ibqp, IBV_WR_ATOMIC_WRITE, rkey, addr);
+	if (!wqe)
+		return;
+	memcpy((uint8_t *)wqe + SIB_SEND_WQE_HDR_SIZE, atomic_wr, 8);
+	wqe->inline_len = 8;
+	wqe->num_sge = 0;
+	wqe->send_flags |= SIB_SEND_INLINE;
+}
+
 static void sib_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
 			   uint32_t rkey, const struct ibv_mw_bind_info *info)
 {
@@ -325,4 +344,6 @@ void sib_qp_ex_setup(struct sib_qp *qp, uint64_t ops)
 		ex->wr_local_inv = sib_wr_local_inv;
 	if (ops & IBV_QP_EX_WITH_BIND_MW)
 		ex->wr_bind_mw = sib_wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		ex->wr_atomic_write = sib_wr_atomic_write;
 }

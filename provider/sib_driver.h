@@ -392,6 +392,24 @@ struct ibv_reg_mr {
 	};
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	union {
+		struct {
+			__aligned_u64 response;
+			__u32 mr_handle;
+			__u32 flags;
+			__aligned_u64 start;
+			__aligned_u64 length;
+			__aligned_u64 hca_va;
+			__u32 pd_handle;
+			__u32 access_flags;
+			__aligned_u64 driver_data[];
+		};
+		struct ib_uverbs_rereg_mr core_payload;
+	};
+};
+
 struct ibv_alloc_mw {
 	struct ib_uverbs_cmd_hdr hdr;
 	union {
@@ -603,6 +621,7 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd, struct ibv_
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va, int access, struct verbs_mr *vmr, struct ibv_reg_mr *cmd, size_t cmd_size, struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr, size_t length, uint64_t hca_va, int access, struct ibv_pd *pd, struct ibv_rereg_mr *cmd, size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp, size_t resp_sz);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type, struct ibv_mw *mw, struct ibv_alloc_mw *cmd, size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel, int comp_vector, struct ibv_cq *cq, struct ibv_create_cq *cmd, size_t cmd_size, struct ib_uverbs_create_cq_resp *resp, size_t resp_size);

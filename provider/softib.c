@@ -270,6 +270,18 @@ static int sib_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
+static int sib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	/* the kernel answers new keys; libibverbs updates pd, addr, length */
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 static struct ibv_mw *sib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
 	struct ib_uverbs_alloc_mw_resp resp;
@@ -358,6 +370,7 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	.create_ah = sib_create_ah,
 	.destroy_ah = sib_destroy_ah,
 	.reg_mr = sib_reg_mr,
+	.rereg_mr = sib_rereg_mr,
 	.dereg_mr = sib_dereg_mr,
 	.alloc_mw = sib_alloc_mw,
 	.bind_mw = sib_bind_mw,

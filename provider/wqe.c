@@ -25,6 +25,7 @@ int sib_opcode_valid(enum ibv_qp_type qpt, enum ibv_wr_opcode opcode)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_ATOMIC_WRITE:
 		return qpt == IBV_QPT_RC;
 	default:
 		return 0;

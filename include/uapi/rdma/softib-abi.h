@@ -69,6 +69,14 @@ struct sib_sge {
 };
 
 /* opcode of struct sib_send_wqe: enum ib_uverbs_wr_opcode (== ibv_wr_opcode) */
+/*
+ * ... and these IBA 1.5 codes of rdma-core 44 that Linux 6.1's
+ * ib_user_verbs.h does not name: ATOMIC WRITE carries its 8 bytes as
+ * inline payload and its target in wr.rdma; it completes as
+ * SIB_WC_ATOMIC_WRITE.
+ */
+#define SIB_WR_ATOMIC_WRITE	15	/* IBV_WR_ATOMIC_WRITE */
+#define SIB_WC_ATOMIC_WRITE	9	/* IBV_WC_ATOMIC_WRITE */
 /* send_flags of struct sib_send_wqe: enum ib_uverbs_send_flags-compatible */
 #define SIB_SEND_FENCE		(1U << 0)
 #define SIB_SEND_SIGNALED	(1U << 1)
@@ -112,7 +120,12 @@ struct sib_send_wqe {
 			__u32 reserved;
 		} ud;
 		struct {
-			__u32 mw_handle;	/* reserved for memory windows */
+			/*
+			 * BIND_MW: rkey is the window's new R_Key, its index
+			 * names the window; mr_lkey/addr/length/access the
+			 * grant (length 0 unbinds a type 1 window).
+			 */
+			__u32 mw_handle;	/* ignored */
 			__u32 rkey;
 			__u32 mr_lkey;
 			__u32 access;
