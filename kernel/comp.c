@@ -21,6 +21,18 @@ static bool sib_comp_outstanding(struct sib_qp *qp)
 	return qp->sq.comp != qp->sq.req || qp->req.off;
 }
 
+/*
+ * One past the newest WQE whose packets were ever sent. After a go-back
+ * sq.req is behind it, and an ACK or response for a packet sent before
+ * the go-back may still complete WQEs up to here.
+ */
+static u32 sib_comp_sent_end(struct sib_qp *qp)
+{
+	u32 hi = qp->req.sq_hi;
+
+	return (s32)(hi - qp->sq.req) > 0 ? hi : qp->sq.req;
+}
+
 /* WQEs completed only by their response data, not by an ACK */
 static bool sib_comp_needs_resp(const struct sib_swqe *sw)
 {
@@ -36,6 +48,8 @@ static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 	sw->counted_rd = 0;
 	sib_qp_send_cqe(qp, sw, status);
 	qp->comp.acked_psn = sw->last_psn;
+	qp->comp.rd_resume = 0;
+	qp->comp.rd_gap = false;
 	WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
@@ -44,9 +58,10 @@ static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 /* complete every non-READ WQE whose last PSN is at or before @psn */
 static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
 {
+	u32 end = sib_comp_sent_end(qp);
 	bool progress = false;
 
-	while (qp->sq.comp != qp->sq.req) {
+	while (qp->sq.comp != end) {
 		struct sib_swqe *sw = sib_swqe_at(qp, qp->sq.comp);
 
 		if (sib_comp_needs_resp(sw) || sib_psn_cmp(sw->last_psn, psn) > 0)
@@ -120,9 +135,17 @@ static void sib_comp_restart(struct sib_qp *qp, const char *why)
 		return;
 	sw = sib_swqe_at(qp, qp->sq.comp);
 	done = sib_comp_acked_pkts(qp, sw);
+	qp->comp.rd_resume = 0;
+	if (sw->wqe.opcode == IB_WR_RDMA_READ && sw->read_pkts < sw->npkts &&
+	    qp->sq.comp != sib_comp_sent_end(qp)) {
+		/* resume the READ at its first missing response */
+		done = sw->read_pkts;
+		qp->comp.rd_resume = done;
+	}
+	sib_counter_inc(qp->dev, SIB_CNT_RETRANSMITS);
 	trace_sib_retransmit(qp->ibqp.qp_num, sib_psn_add(sw->first_psn, done),
 			     why);
-	for (i = qp->sq.comp; i != qp->sq.req + 1; i++)
+	for (i = qp->sq.comp; i != sib_comp_sent_end(qp); i++)
 		sib_swqe_at(qp, i)->counted_rd = 0;
 	qp->req.rd_inflight = 0;
 	qp->req.psn = sib_psn_add(sw->first_psn, done);
@@ -140,7 +163,7 @@ static void sib_comp_fail(struct sib_qp *qp, u8 status)
 			qp->sq.req = qp->sq.comp;
 	}
 	qp->req.off = 0;
-	del_timer(&qp->retrans_timer);
+	sib_timer_retrans_stop(qp);
 	sib_qp_error(qp, 0);
 }
 
@@ -171,7 +194,7 @@ static void sib_comp_rnr(struct sib_qp *qp, u8 syn)
 	}
 	sib_comp_restart(qp, "rnr nak");
 	qp->req.rnr_wait = true;
-	del_timer(&qp->retrans_timer);
+	sib_timer_retrans_stop(qp);
 	sib_timer_rnr_start(qp, syn & SIB_AETH_VALUE_MASK);
 }
 
@@ -181,10 +204,11 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 	const struct sib_aeth *aeth = (void *)(skb->data + info->off_aeth);
 	u32 psn = sib_pkt(skb)->psn;
 	u8 syn = sib_aeth_syndrome(aeth);
+	u32 before = qp->comp.acked_psn;
 	bool progress;
 
 	/* an acknowledgement for something never sent is bogus */
-	if (sib_psn_cmp(psn, qp->req.psn) >= 0)
+	if (sib_psn_cmp(psn, sib_win_next_psn(qp)) >= 0)
 		return;
 	/*
 	 * A NAK names the PSN the responder wants next: one that is still
@@ -200,8 +224,11 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 	case SIB_AETH_ACK:
 		progress = sib_comp_ack_upto(qp, psn);
 		progress |= sib_comp_ack_partial(qp, psn);
-		if (progress)
+		if (progress) {
+			sib_win_acked(qp, qp->comp.acked_psn,
+				      sib_psn_diff(qp->comp.acked_psn, before));
 			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+		}
 		break;
 	case SIB_AETH_RNR_NAK:
 		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
@@ -213,6 +240,12 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_ack_partial(qp, sib_psn_add(psn, SIB_PSN_MASK));
 		if ((syn & SIB_AETH_VALUE_MASK) == SIB_NAK_PSN_SEQ_ERR) {
 			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_RCVD);
+			if (qp->comp.acked_psn != before)
+				sib_win_acked(qp, qp->comp.acked_psn,
+					      sib_psn_diff(qp->comp.acked_psn,
+							   before));
+			/* go back to the NAK'd PSN at once (IBTA 9.7.5.2.1) */
+			sib_win_loss(qp, false);
 			sib_comp_restart(qp, "sequence nak");
 			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
 		} else {
@@ -228,25 +261,31 @@ static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
 static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
 			 u32 paylen)
 {
-	bool first = sw->read_pkts == 0;
+	/*
+	 * A resumed READ (see sib_comp_restart()) is answered by a new
+	 * response stream starting with FIRST or ONLY; a late packet of the
+	 * old stream (MIDDLE or LAST) carries the same bytes and is fine too.
+	 */
+	bool must_first = sw->read_pkts == 0;
+	bool may_first = must_first || sw->read_pkts == qp->comp.rd_resume;
 	bool last = sw->read_pkts + 1 == sw->npkts;
 	u64 off = (u64)sw->read_pkts * qp->mtu;
 
 	switch (opcode) {
 	case SIB_OP_RC_READ_RESP_ONLY:
-		if (!first || !last)
+		if (!may_first || !last)
 			return false;
 		break;
 	case SIB_OP_RC_READ_RESP_FIRST:
-		if (!first || last)
+		if (!may_first || last)
 			return false;
 		break;
 	case SIB_OP_RC_READ_RESP_MIDDLE:
-		if (first || last)
+		if (must_first || last)
 			return false;
 		break;
 	default:
-		if (first || !last)
+		if (must_first || !last)
 			return false;
 		break;
 	}
@@ -262,9 +301,10 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
  */
 static struct sib_swqe *sib_comp_resp_head(struct sib_qp *qp, u32 psn)
 {
+	u32 end = sib_comp_sent_end(qp);
 	struct sib_swqe *sw;
 
-	while (qp->sq.comp != qp->sq.req) {
+	while (qp->sq.comp != end) {
 		sw = sib_swqe_at(qp, qp->sq.comp);
 		if (sib_comp_needs_resp(sw))
 			return sw;
@@ -291,6 +331,7 @@ static void sib_comp_atomic(struct sib_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sib_comp_done(qp, sw, IB_WC_SUCCESS);
+	sib_win_acked(qp, sib_pkt(skb)->psn, 1);
 	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
 }
 
@@ -298,11 +339,24 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 {
 	struct sib_pkt *pkt = sib_pkt(skb);
 	struct sib_swqe *sw = sib_comp_resp_head(qp, pkt->psn);
+	u32 want;
 
 	if (!sw || sw->wqe.opcode != IB_WR_RDMA_READ)
 		return;
-	if (pkt->psn != sib_psn_add(sw->first_psn, sw->read_pkts))
-		return;		/* duplicate or a gap: the timer recovers */
+	want = sib_psn_add(sw->first_psn, sw->read_pkts);
+	if (pkt->psn != want) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_RESP_SEQ);
+		if (sib_psn_cmp(pkt->psn, want) < 0 ||
+		    (qp->comp.rd_gap && qp->comp.rd_gap_psn == want))
+			return;	/* duplicate, or this gap is being resent */
+		/* a response went missing: ask again from it, once per gap */
+		sib_counter_inc(qp->dev, SIB_CNT_READ_RESP_GAP);
+		qp->comp.rd_gap = true;
+		qp->comp.rd_gap_psn = want;
+		sib_win_loss(qp, false);
+		sib_comp_restart(qp, "read response gap");
+		return;
+	}
 	if (!sib_rresp_ok(qp, sw, pkt->opcode, pkt->paylen)) {
 		sib_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
@@ -315,9 +369,35 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	sw->read_pkts++;
 	qp->comp.retry_left = qp->retry_cnt;
+	sib_win_acked(qp, pkt->psn, 1);
 	if (sw->read_pkts == sw->npkts)
 		sib_comp_done(qp, sw, IB_WC_SUCCESS);
 	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+}
+
+/*
+ * Acknowledgements for packets sent before a go-back may pass the point
+ * the requester is resending from: move it forward past what is done.
+ */
+static void sib_comp_catch_up(struct sib_qp *qp)
+{
+	struct sib_swqe *sw;
+	u32 d;
+
+	if ((s32)(qp->sq.comp - qp->sq.req) > 0) {
+		qp->sq.req = qp->sq.comp;
+		qp->req.off = 0;
+		qp->req.psn = sib_psn_add(qp->comp.acked_psn, 1);
+		qp->req.since_ackreq = 0;
+	}
+	if (qp->sq.comp != qp->sq.req || qp->sq.comp == sib_comp_sent_end(qp))
+		return;
+	sw = sib_swqe_at(qp, qp->sq.comp);
+	d = sib_comp_acked_pkts(qp, sw);
+	if ((u64)d * qp->mtu > qp->req.off) {
+		qp->req.off = d * qp->mtu;
+		qp->req.psn = sib_psn_add(sw->first_psn, d);
+	}
 }
 
 /**
@@ -341,6 +421,9 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_atomic(qp, skb);
 	else
 		sib_comp_rresp(qp, skb);
+	state = sib_qp_state(qp);
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		sib_comp_catch_up(qp);
 out:
 	kfree_skb(skb);
 }
@@ -367,6 +450,28 @@ void sib_comp_timeout(struct sib_qp *qp)
 		return;
 	}
 	qp->comp.retry_left--;
+	sib_win_loss(qp, true);
 	sib_comp_restart(qp, "ack timeout");
 	sib_timer_retrans_progress(qp, true);
+}
+
+/**
+ * sib_comp_probe() - the loss probe fired: no progress for a few RTTs
+ * @qp: RC QP
+ *
+ * Goes back to the oldest unacknowledged packet now, without counting a
+ * retry: only the local ACK timeout counts against retry_cnt (see
+ * timers.c). Context: the QP's work.
+ */
+void sib_comp_probe(struct sib_qp *qp)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
+		return;
+	sib_counter_inc(qp->dev, SIB_CNT_LOSS_PROBES);
+	sib_win_loss(qp, false);
+	sib_comp_restart(qp, "loss probe");
+	sib_timer_probe_rearm(qp);
 }

@@ -6,5 +6,6 @@
 
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb);
 void sib_comp_timeout(struct sib_qp *qp);
+void sib_comp_probe(struct sib_qp *qp);
 
 #endif

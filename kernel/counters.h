@@ -20,6 +20,8 @@
 	X(DROP_QP_STATE,	"rcvd_qp_state_err")	\
 	X(DROP_RXQ_FULL,	"rcvd_queue_full")	\
 	X(DROP_STALE_NAK,	"rcvd_stale_nak")	\
+	X(DROP_OUT_OF_SEQ,	"rcvd_out_of_seq")	\
+	X(DROP_RESP_SEQ,	"rcvd_resp_out_of_seq")	\
 	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
 	X(DUP_REQ,		"duplicate_request")	\
 	X(SEQ_NAK_SENT,		"seq_nak_sent")		\
@@ -27,6 +29,10 @@
 	X(RNR_NAK_SENT,		"rnr_nak_sent")		\
 	X(RNR_NAK_RCVD,		"rnr_nak_rcvd")		\
 	X(ACK_TIMEOUT,		"ack_timeout")		\
+	X(LOSS_PROBES,		"loss_probes")		\
+	X(RETRANSMITS,		"retransmits")		\
+	X(RETRANS_PKTS,		"retransmitted_pkts")	\
+	X(READ_RESP_GAP,	"read_resp_gap")	\
 	X(RETRY_EXCEEDED,	"retry_exceeded_err")	\
 	X(RNR_EXCEEDED,		"rnr_retry_exceeded_err") \
 	X(XMIT_ERR,		"send_err")		\

@@ -160,27 +160,39 @@ static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
 	return true;
 }
 
+/*
+ * Send the READ request of @sw, or, when qp->req.off is not 0, a new
+ * request for the part not yet answered: its PSN is that of the first
+ * missing response, its RETH names the rest of the data (IBTA 9.7.5.1.4
+ * lets the requester resume a READ at a missing response).
+ */
 static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_READ_REQ);
+	u32 done = qp->req.off / qp->mtu, off = done * qp->mtu;
 	struct sk_buff *skb;
 	struct sib_reth *reth;
 	struct sib_bth *bth;
 	u8 pad;
 
+	if (done >= sw->npkts)
+		done = off = 0;
 	skb = sib_req_skb(qp, SIB_OP_RC_READ_REQ, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
 	sib_bth_set(bth, SIB_OP_RC_READ_REQ, false, 0, SIB_DEFAULT_PKEY,
 		    qp->dest_qpn, true, qp->req.psn);
 	reth = (struct sib_reth *)(skb->data + info->off_reth);
-	reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr);
+	reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr + off);
 	reth->rkey = cpu_to_be32(sw->wqe.wr.rdma.rkey);
-	reth->dma_len = cpu_to_be32(sw->total_len);
-	qp->req.psn = sib_psn_add(qp->req.psn, sw->npkts);
+	reth->dma_len = cpu_to_be32(sw->total_len - off);
+	sib_win_sent(qp, qp->req.psn, true);
+	sib_win_span_sent(qp, sw->last_psn);
+	qp->req.psn = sib_psn_add(qp->req.psn, sw->npkts - done);
 	qp->req.rd_inflight++;
 	sw->counted_rd = 1;
 	qp->req.since_ackreq = 0;
+	qp->req.off = 0;
 	qp->sq.req++;
 	sib_pkt_xmit(qp, &qp->av, skb);
 	sib_timer_retrans_arm(qp);
@@ -210,6 +222,7 @@ static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
 				    sw->wqe.wr.atomic.compare_add);
 	atm->compare = cpu_to_be64(opcode == SIB_OP_RC_CMP_SWAP ?
 				   sw->wqe.wr.atomic.compare_add : 0);
+	sib_win_sent(qp, qp->req.psn, true);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
 	qp->req.rd_inflight++;
 	sw->counted_rd = 1;
@@ -265,20 +278,36 @@ static enum sib_req_step sib_req_local(struct sib_qp *qp, struct sib_swqe *sw)
 	return SIB_REQ_SENT;
 }
 
+/* request packets sent and not acknowledged yet */
+static u32 sib_req_inflight(struct sib_qp *qp)
+{
+	if (qp->sq.comp == qp->sq.req && !qp->req.off)
+		return 0;
+	return sib_psn_diff(qp->req.psn, sib_psn_add(qp->comp.acked_psn, 1));
+}
+
 static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u32 mtu = qp->mtu, off = qp->req.off, paylen;
+	u32 inflight = sib_req_inflight(qp);
 	const struct sib_opcode_info *info;
 	bool first = off == 0, last, ackreq;
 	struct sk_buff *skb;
 	struct sib_bth *bth;
 	u8 opcode, pad;
 
+	/* resuming the oldest READ after a gap: one packet, never blocked */
+	if (!first && sw->wqe.opcode == IB_WR_RDMA_READ)
+		return sib_req_read(qp, sw);
+	if (!sib_win_may_send(qp, inflight))
+		return SIB_REQ_IDLE;
 	if (first) {
 		if (sib_req_is_local(sw))
 			return sib_req_local(qp, sw);
 		if (!sib_req_may_start(qp, sw))
 			return SIB_REQ_IDLE;
+		if ((s32)(qp->sq.req + 1 - qp->req.sq_hi) > 0)
+			qp->req.sq_hi = qp->sq.req + 1;
 		sw->first_psn = qp->req.psn;
 		sw->npkts = max_t(u32, DIV_ROUND_UP(sw->total_len, mtu), 1);
 		sw->last_psn = sib_psn_add(sw->first_psn, sw->npkts - 1);
@@ -296,7 +325,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	skb = sib_req_skb(qp, opcode, paylen, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	ackreq = last || ++qp->req.since_ackreq >= SIB_ACK_REQ_EVERY;
+	ackreq = last || ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
+		 !sib_win_may_send(qp, inflight + 1);
 	if (ackreq)
 		qp->req.since_ackreq = 0;
 	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
@@ -324,6 +354,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 			return SIB_REQ_IDLE;	/* fail once all before are done */
 		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
 	}
+	sib_win_sent(qp, qp->req.psn, ackreq);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
 	qp->req.off += paylen;
 	if (last) {

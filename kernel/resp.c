@@ -231,6 +231,39 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 	return SIB_RESP_OK;
 }
 
+/*
+ * A duplicate READ request for @psn: the requester went back to @psn and
+ * will ask again for everything after it, so queued responses from there
+ * on are dropped (IBTA 9.7.5.1.4 lets the responder drop them). When a
+ * queued READ covers @psn, it is wound back (or kept running, if it has
+ * not reached @psn yet) to answer from @psn. Returns true in that case.
+ */
+static bool sib_resp_read_rewind(struct sib_qp *qp, u32 psn)
+{
+	struct sib_resp_state *rs = &qp->resp;
+	struct sib_read_op *op;
+	u32 i, sent, start, npkts;
+
+	for (i = rs->rd_tail; i != rs->rd_head; i++) {
+		op = &rs->rdq[i % SIB_RDQ_SIZE];
+		sent = op->off / qp->mtu;
+		start = sib_psn_diff(op->psn, sent);
+		npkts = max_t(u32, DIV_ROUND_UP(op->len, qp->mtu), 1);
+		if (sib_psn_cmp(psn, start) < 0)
+			break;
+		if (sib_psn_cmp(psn, sib_psn_add(start, npkts - 1)) > 0)
+			continue;
+		if (sib_psn_cmp(op->psn, psn) > 0) {
+			op->off = sib_psn_diff(psn, start) * qp->mtu;
+			op->psn = psn;
+		}
+		rs->rd_head = i + 1;
+		return true;
+	}
+	rs->rd_head = i;
+	return false;
+}
+
 /* queue an RDMA READ (new or duplicate) for sib_resp_reads() */
 static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 				       bool dup)
@@ -244,13 +277,19 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	u64 va = be64_to_cpu(reth->va);
 	u32 rkey = be32_to_cpu(reth->rkey);
 
-	if (dup) {
-		for (i = rs->rd_tail; i != rs->rd_head; i++)
-			if (rs->rdq[i % SIB_RDQ_SIZE].psn == sib_pkt(skb)->psn)
-				return SIB_RESP_OK;	/* still being answered */
-	}
+	if (dup && sib_resp_read_rewind(qp, sib_pkt(skb)->psn))
+		return SIB_RESP_OK;
 	if (rs->rd_head - rs->rd_tail >= SIB_RDQ_SIZE)
 		return dup ? SIB_RESP_OK : SIB_RESP_NAK_INV;
+	/* IRD: more new READs than max_dest_rd_atomic (IBTA 9.7.4.1.5) */
+	if (!dup) {
+		u32 n = 0;
+
+		for (i = rs->rd_tail; i != rs->rd_head; i++)
+			n += !rs->rdq[i % SIB_RDQ_SIZE].dup;
+		if (n >= max_t(u32, qp->max_dest_rd_atomic, 1))
+			return SIB_RESP_NAK_INV;
+	}
 	if (len > SIB_MAX_MSG_SIZE)
 		return SIB_RESP_NAK_INV;
 	if (len) {
@@ -273,6 +312,7 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	op->len = len;
 	op->off = 0;
 	op->psn = sib_pkt(skb)->psn;
+	op->dup = dup;
 	if (!dup) {
 		rs->msn++;
 		rs->epsn = sib_psn_add(rs->epsn,
@@ -630,6 +670,8 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	if (d > 0) {
+		/* out of sequence: dropped, NAKed once per gap (IBTA 9.7.5.1.2) */
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_OUT_OF_SEQ);
 		if (!qp->resp.nak_sent) {
 			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_SENT);
 			sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR,

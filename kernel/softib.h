@@ -22,6 +22,7 @@
 #include <linux/completion.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <rdma/softib-abi.h>
@@ -233,12 +234,34 @@ struct sib_xrcd {
 	struct ib_xrcd ibxrcd;
 };
 
+/*
+ * Send window of an RC requester (timers.c): packets in flight are
+ * limited to @cwnd, which halves on a loss (sequence NAK, probe or local
+ * ACK timeout; once per window) and grows on ACKs. Zeroed state means
+ * "not started": the first use sets it up.
+ */
+struct sib_rc_window {
+	u32 cwnd;			/* packets; 0: not set up yet */
+	u32 ssthresh;
+	u32 acc;			/* congestion avoidance: acked pkts */
+	u32 recover_psn;		/* no further cut before this is acked */
+	u32 max_psn;			/* highest PSN sent + 1 */
+	bool recovering;
+	bool rtt_on;			/* an RTT sample is running */
+	u32 rtt_psn;			/* ... ending when this PSN is acked */
+	u64 rtt_start;			/* ns */
+	u32 srtt_us, rttvar_us;
+	u32 probes;			/* probe expiries without progress */
+};
+
 struct sib_req_state {
 	u32 psn;			/* next PSN to send */
 	u32 off;			/* bytes of sq.req already sent */
 	u32 since_ackreq;
 	u32 rd_inflight;
+	u32 sq_hi;			/* one past the newest WQE ever started */
 	bool rnr_wait;
+	struct sib_rc_window win;
 };
 
 struct sib_read_op {
@@ -248,10 +271,11 @@ struct sib_read_op {
 	u32 off;
 	u32 psn;			/* PSN of the next response */
 	u32 msn;
+	bool dup;			/* answers a duplicate request */
 };
 
 #define SIB_RDQ_SIZE 128		/* == SIB_MAX_QP_RD_ATOM, power of two */
-#define SIB_ATOM_CACHE 16		/* recent atomic results, for duplicates */
+#define SIB_ATOM_CACHE SIB_MAX_QP_RD_ATOM /* atomic results, for duplicates */
 
 struct sib_atom_res {
 	u32 psn;
@@ -281,11 +305,15 @@ struct sib_comp_state {
 	u32 retry_left;
 	u32 rnr_left;
 	u32 acked_psn;			/* newest PSN the responder acknowledged */
+	u32 rd_resume;			/* head READ re-requested from this pkt */
+	u32 rd_gap_psn;			/* READ response PSN last re-requested */
+	bool rd_gap;			/* @rd_gap_psn is valid */
 };
 
 enum sib_qp_flag_bits {
 	SIB_QPF_TIMEOUT,		/* retransmit timer fired */
 	SIB_QPF_RNR_DONE,		/* RNR wait over */
+	SIB_QPF_PROBE,			/* loss probe timer fired */
 	SIB_QPF_DESTROYING,
 	SIB_QPF_LAST_WQE,		/* IB_EVENT_QP_LAST_WQE_REACHED raised */
 };
@@ -334,6 +362,7 @@ struct sib_qp {
 	unsigned long flags;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct hrtimer probe_timer;	/* RTT-based loss probe (timers.c) */
 	refcount_t ref;
 	struct completion released;
 

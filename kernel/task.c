@@ -44,6 +44,8 @@ static bool sib_qp_round(struct sib_qp *qp)
 		qp->req.rnr_wait = false;
 	if (test_and_clear_bit(SIB_QPF_TIMEOUT, &qp->flags))
 		sib_comp_timeout(qp);
+	if (test_and_clear_bit(SIB_QPF_PROBE, &qp->flags))
+		sib_comp_probe(qp);
 	while (n < SIB_WORK_BUDGET && (skb = skb_dequeue(&qp->rxq))) {
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP)
 			sib_comp_rcv(qp, skb);

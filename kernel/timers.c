@@ -1,25 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softib: all timer policy of the transport.
+ * softib: all timer and retransmission policy of the RC transport.
  *
- * Retransmit timer: runs while an RC QP has request packets that are not
- * acknowledged; restarted on every acknowledgement that makes progress;
- * its period is four times the nominal local ACK timeout 4.096 us *
- * 2^timeout (IBTA 11.2.4.2; timeout 0 = infinite; the spec lets the
- * timer run longer than nominal) and never below SIB_MIN_ACK_TIMEOUT_MS,
- * because a TCG guest can stall for milliseconds.
+ * Local ACK timer (IBTA 9.7.6.1.3): runs while an RC QP has request
+ * packets that are not acknowledged; restarted only by an
+ * acknowledgement that makes progress; its period is four times the
+ * nominal local ACK timeout 4.096 us * 2^timeout (IBTA 11.2.4.2; timeout
+ * 0 = infinite; the spec lets the timer run longer than nominal) and
+ * never below SIB_MIN_ACK_TIMEOUT_MS, because a TCG guest can stall for
+ * milliseconds. Only its expiry counts against retry_cnt.
+ * Loss probe: an hrtimer of a few smoothed round-trip times (RTT
+ * measured on ACKed packets that were sent once, backed off on every
+ * expiry without progress). When it fires the requester goes back to
+ * the oldest unacknowledged packet at once instead of waiting for the
+ * much longer local ACK timeout: this recovers a lost last packet of a
+ * burst, or a lost retransmission after a sequence NAK (the responder
+ * NAKs a gap only once). It never touches retry_cnt.
+ * Send window: packets in flight are bounded by cwnd, halved (at most
+ * once per window of data) on a sequence NAK, a probe or a timeout and
+ * grown by the ACKed packets (doubling per RTT up to ssthresh, then one
+ * packet per window). Go-back-N resends everything in flight after a
+ * loss, so a small window on a lossy path keeps the resent packets few.
  * RNR timer: one shot, the delay the responder asked for in its RNR NAK
  * (IBTA 9.7.5.2.8, table 45).
- * Both callbacks only set a flag and schedule the QP's work; the engines
- * decide what the expiry means.
+ * The callbacks only set a flag and schedule the QP's work; the engines
+ * decide what an expiry means.
  */
-#include "timers.h"
+#include <linux/ktime.h>
 
+#include "timers.h"
+#include "psn.h"
+#include "hdr.h"
+
+/* RNR NAK timer field -> microseconds (IBTA table 45) */
 static const u32 sib_rnr_usecs[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
+
+#define SIB_WIN_INIT		64	/* packets */
+#define SIB_WIN_MIN		2
+#define SIB_PROBE_MIN_US	1000
+#define SIB_PROBE_FIRST_US	2000	/* before the first RTT sample */
 
 static void sib_timer_kick(struct sib_qp *qp)
 {
@@ -43,11 +66,24 @@ static void sib_rnr_expired(struct timer_list *t)
 	sib_timer_kick(qp);
 }
 
-static unsigned long sib_ack_timeout(struct sib_qp *qp)
+static enum hrtimer_restart sib_probe_expired(struct hrtimer *t)
+{
+	struct sib_qp *qp = container_of(t, struct sib_qp, probe_timer);
+
+	set_bit(SIB_QPF_PROBE, &qp->flags);
+	sib_timer_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+static u64 sib_ack_timeout_ns(struct sib_qp *qp)
 {
 	/* 4x the nominal value: TCG guests are jittery (see above) */
-	u64 ns = (4096ULL << qp->timeout) * 4;
-	unsigned long j = nsecs_to_jiffies(ns);
+	return (4096ULL << min_t(u8, qp->timeout, 31)) * 4;
+}
+
+static unsigned long sib_ack_timeout(struct sib_qp *qp)
+{
+	unsigned long j = nsecs_to_jiffies(sib_ack_timeout_ns(qp));
 
 	return max(j, msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS));
 }
@@ -62,10 +98,12 @@ void sib_timers_init(struct sib_qp *qp)
 {
 	timer_setup(&qp->retrans_timer, sib_retrans_expired, 0);
 	timer_setup(&qp->rnr_timer, sib_rnr_expired, 0);
+	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->probe_timer.function = sib_probe_expired;
 }
 
 /**
- * sib_timers_stop() - stop both timers and wait for running callbacks
+ * sib_timers_stop() - stop all timers and wait for running callbacks
  * @qp: QP
  *
  * Context: process.
@@ -74,20 +112,60 @@ void sib_timers_stop(struct sib_qp *qp)
 {
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
+	hrtimer_cancel(&qp->probe_timer);
+}
+
+static struct sib_rc_window *sib_win(struct sib_qp *qp)
+{
+	struct sib_rc_window *w = &qp->req.win;
+
+	if (!w->cwnd) {
+		w->cwnd = SIB_WIN_INIT;
+		w->ssthresh = SIB_MAX_INFLIGHT_PKTS;
+		w->max_psn = qp->req.psn;
+	}
+	return w;
+}
+
+/* probe period: srtt + 4 rttvar, at least SIB_PROBE_MIN_US, backed off */
+static u64 sib_probe_ns(struct sib_qp *qp)
+{
+	struct sib_rc_window *w = sib_win(qp);
+	u64 us = w->srtt_us ? w->srtt_us + 4ULL * w->rttvar_us :
+		 SIB_PROBE_FIRST_US;
+
+	us = max_t(u64, us, SIB_PROBE_MIN_US) << min_t(u32, w->probes, 10);
+	return us * NSEC_PER_USEC;
+}
+
+static void sib_probe_arm(struct sib_qp *qp, bool restart)
+{
+	u64 ns;
+
+	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		return;
+	if (!restart && hrtimer_active(&qp->probe_timer))
+		return;
+	ns = sib_probe_ns(qp);
+	/* the IBTA timer decides beyond its own period */
+	if (qp->timeout && ns >= sib_ack_timeout_ns(qp))
+		return;
+	hrtimer_start(&qp->probe_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 
 /**
  * sib_timer_retrans_arm() - a request packet went out
  * @qp: RC QP
  *
- * Starts the retransmit timer unless it runs already.
+ * Starts the local ACK timer and the loss probe unless they run already.
  * Context: the QP's work.
  */
 void sib_timer_retrans_arm(struct sib_qp *qp)
 {
-	if (!qp->timeout || test_bit(SIB_QPF_DESTROYING, &qp->flags))
+	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return;
-	if (!timer_pending(&qp->retrans_timer))
+	sib_probe_arm(qp, false);
+	if (qp->timeout && !timer_pending(&qp->retrans_timer))
 		mod_timer(&qp->retrans_timer, jiffies + sib_ack_timeout(qp));
 }
 
@@ -96,21 +174,54 @@ void sib_timer_retrans_arm(struct sib_qp *qp)
  * @qp: RC QP
  * @outstanding: packets are still unacknowledged
  *
+ * Restarts (or, with nothing outstanding, stops) the local ACK timer
+ * and the loss probe, whose backoff starts over.
  * Context: the QP's work.
  */
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
 {
-	if (outstanding && qp->timeout &&
-	    !test_bit(SIB_QPF_DESTROYING, &qp->flags))
-		mod_timer(&qp->retrans_timer, jiffies + sib_ack_timeout(qp));
-	else
+	qp->req.win.probes = 0;
+	if (outstanding && !test_bit(SIB_QPF_DESTROYING, &qp->flags)) {
+		sib_probe_arm(qp, true);
+		if (qp->timeout)
+			mod_timer(&qp->retrans_timer,
+				  jiffies + sib_ack_timeout(qp));
+	} else {
 		del_timer(&qp->retrans_timer);
+		hrtimer_try_to_cancel(&qp->probe_timer);
+	}
+}
+
+/**
+ * sib_timer_probe_rearm() - the loss probe fired and packets were resent
+ * @qp: RC QP
+ *
+ * Backs the probe off (doubles its period) and starts it again; the
+ * local ACK timer keeps running untouched.
+ * Context: the QP's work.
+ */
+void sib_timer_probe_rearm(struct sib_qp *qp)
+{
+	qp->req.win.probes++;
+	sib_probe_arm(qp, true);
+}
+
+/**
+ * sib_timer_retrans_stop() - nothing to wait for any more (error, RNR)
+ * @qp: RC QP
+ *
+ * Context: the QP's work.
+ */
+void sib_timer_retrans_stop(struct sib_qp *qp)
+{
+	del_timer(&qp->retrans_timer);
+	hrtimer_try_to_cancel(&qp->probe_timer);
 }
 
 /**
  * sib_timer_rnr_start() - wait before resending after an RNR NAK
  * @qp: RC QP
- * @code: 5-bit RNR timer code from the AETH
+ * @code: 5-bit RNR timer code from the AETH (IBTA table 45)
  *
  * Context: the QP's work.
  */
@@ -121,4 +232,162 @@ void sib_timer_rnr_start(struct sib_qp *qp, u8 code)
 	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return;
 	mod_timer(&qp->rnr_timer, jiffies + max(j, 1UL));
+}
+
+/**
+ * sib_rnr_timer_usecs() - the RNR NAK delay an AETH timer code stands for
+ * @code: 5-bit RNR timer field (IBTA table 45)
+ *
+ * Context: any. Return: microseconds (code 0 is 655.36 ms).
+ */
+u32 sib_rnr_timer_usecs(u8 code)
+{
+	return sib_rnr_usecs[code & 31];
+}
+
+/**
+ * sib_win_may_send() - may the requester send one more request packet?
+ * @qp: RC QP
+ * @inflight: request packets sent and not yet acknowledged
+ *
+ * Context: the QP's work. Return: true when @inflight is below the send
+ * window.
+ */
+bool sib_win_may_send(struct sib_qp *qp, u32 inflight)
+{
+	return inflight < sib_win(qp)->cwnd;
+}
+
+/**
+ * sib_win_ackreq_every() - how often to set AckReq in a message
+ * @qp: RC QP
+ *
+ * Half a window, so that ACKs come back before the window is full, and
+ * at most SIB_ACK_REQ_EVERY packets. Context: the QP's work.
+ * Return: packets (>= 1).
+ */
+u32 sib_win_ackreq_every(struct sib_qp *qp)
+{
+	return clamp_t(u32, sib_win(qp)->cwnd / 2, 1, SIB_ACK_REQ_EVERY);
+}
+
+/**
+ * sib_win_sent() - a request packet with PSN @psn went out
+ * @qp: RC QP
+ * @psn: its PSN
+ * @ackreq: it asks for an ACK
+ *
+ * Counts retransmitted packets and starts an RTT sample on a packet
+ * sent for the first time. Context: the QP's work.
+ */
+void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq)
+{
+	struct sib_rc_window *w = sib_win(qp);
+
+	if (sib_psn_cmp(psn, w->max_psn) < 0) {
+		sib_counter_inc(qp->dev, SIB_CNT_RETRANS_PKTS);
+		return;
+	}
+	w->max_psn = sib_psn_add(psn, 1);
+	if (ackreq && !w->rtt_on) {
+		w->rtt_on = true;
+		w->rtt_psn = psn;
+		w->rtt_start = ktime_get_ns();
+	}
+}
+
+/**
+ * sib_win_span_sent() - a READ request covering PSNs up to @last went out
+ * @qp: RC QP
+ * @last: the PSN of its last response
+ *
+ * Context: the QP's work.
+ */
+void sib_win_span_sent(struct sib_qp *qp, u32 last)
+{
+	struct sib_rc_window *w = sib_win(qp);
+
+	if (sib_psn_cmp(last, w->max_psn) >= 0)
+		w->max_psn = sib_psn_add(last, 1);
+}
+
+/**
+ * sib_win_next_psn() - one past the newest PSN ever sent
+ * @qp: RC QP
+ *
+ * After a go-back qp->req.psn is behind it. Context: the QP's work.
+ * Return: PSN.
+ */
+u32 sib_win_next_psn(struct sib_qp *qp)
+{
+	struct sib_rc_window *w = &qp->req.win;
+
+	if (!w->cwnd || sib_psn_cmp(qp->req.psn, w->max_psn) > 0)
+		return qp->req.psn;
+	return w->max_psn;
+}
+
+/**
+ * sib_win_acked() - the responder acknowledged request packets
+ * @qp: RC QP
+ * @acked: the newest PSN acknowledged now
+ * @npkts: packets newly acknowledged
+ *
+ * Grows the window, ends a recovery episode, takes an RTT sample.
+ * Context: the QP's work.
+ */
+void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
+{
+	struct sib_rc_window *w = sib_win(qp);
+	s64 us;
+
+	if (w->rtt_on && sib_psn_cmp(acked, w->rtt_psn) >= 0) {
+		w->rtt_on = false;
+		us = div_s64(ktime_get_ns() - w->rtt_start, NSEC_PER_USEC);
+		us = clamp_t(s64, us, 1, 1000000);
+		if (!w->srtt_us) {
+			w->srtt_us = us;
+			w->rttvar_us = us / 2;
+		} else {
+			w->rttvar_us = (3 * w->rttvar_us +
+					abs((s32)(w->srtt_us - us))) / 4;
+			w->srtt_us = (7 * w->srtt_us + us) / 8;
+		}
+	}
+	if (w->recovering && sib_psn_cmp(acked, w->recover_psn) >= 0)
+		w->recovering = false;
+	if (w->recovering)
+		return;
+	if (w->cwnd < w->ssthresh) {
+		w->cwnd = min(w->cwnd + npkts, w->ssthresh);
+		return;
+	}
+	w->acc += npkts;
+	if (w->acc >= w->cwnd) {
+		w->acc -= w->cwnd;
+		w->cwnd = min_t(u32, w->cwnd + 1, SIB_MAX_INFLIGHT_PKTS);
+	}
+}
+
+/**
+ * sib_win_loss() - the requester is about to go back after a loss
+ * @qp: RC QP
+ * @timeout: a local ACK timeout (not a NAK or a probe)
+ *
+ * Halves the window once per window of data (a timeout always cuts),
+ * forgets the running RTT sample (its packet is being resent).
+ * Context: the QP's work, before qp->req.psn is moved back.
+ */
+void sib_win_loss(struct sib_qp *qp, bool timeout)
+{
+	struct sib_rc_window *w = sib_win(qp);
+
+	w->rtt_on = false;
+	if (w->recovering && !timeout)
+		return;
+	w->ssthresh = max_t(u32, w->cwnd / 2, SIB_WIN_MIN);
+	w->cwnd = timeout ? SIB_WIN_MIN : w->ssthresh;
+	w->acc = 0;
+	w->recovering = true;
+	w->recover_psn = sib_psn_add(w->max_psn, SIB_PSN_MASK);
 }

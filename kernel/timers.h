@@ -8,6 +8,17 @@ void sib_timers_init(struct sib_qp *qp);
 void sib_timers_stop(struct sib_qp *qp);
 void sib_timer_retrans_arm(struct sib_qp *qp);
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding);
+void sib_timer_probe_rearm(struct sib_qp *qp);
+void sib_timer_retrans_stop(struct sib_qp *qp);
 void sib_timer_rnr_start(struct sib_qp *qp, u8 code);
+u32 sib_rnr_timer_usecs(u8 code);
+
+bool sib_win_may_send(struct sib_qp *qp, u32 inflight);
+u32 sib_win_ackreq_every(struct sib_qp *qp);
+void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq);
+void sib_win_span_sent(struct sib_qp *qp, u32 last);
+u32 sib_win_next_psn(struct sib_qp *qp);
+void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts);
+void sib_win_loss(struct sib_qp *qp, bool timeout);
 
 #endif

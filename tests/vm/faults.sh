@@ -1,0 +1,166 @@
+#!/bin/bash
+# faults.sh: RC under a bad network. Two network namespaces A and B joined by a veth pair
+# (MTU 9000, so IB MTU 4096), a softib device in each (sibA on vethA, sibB on vethB), tc
+# netem on the veths; tools/load/sib-load connects QPs between sibA and sibB in one process
+# and checks every byte and completion.  Meant to run inside a tools/vm-run guest:
+#   tools/vm-run -- tests/vm/faults.sh [--only NAME] [--quick]
+set -euo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/faults.sh [--results FILE] [--seed N] [--only NAME] [--quick]
+
+Cases (netem on both veths unless noted; sib-load, mixed WRITE/READ/SEND(+imm)/atomics, path
+MTU 4096, both directions):
+  clean      no fault, 32 MiB
+  loss1      loss 1%, 32 MiB            loss5   loss 5%, 32 MiB
+  loss20     loss 20%, 16 MiB           big20   loss 20%, 256 MiB (the issue's bar)
+  reorder    delay 1ms, 25% of packets sent at once (reordered), 32 MiB
+  duplicate  duplicate 5%, 32 MiB
+  corrupt    corrupt 2% (one bit flipped): the ICRC must catch it, rcvd_icrc_err > 0, 16 MiB
+  jitter     delay 2ms +- 1ms, 16 MiB
+  linkflap   vethA down for 1 s and up again during traffic
+  rnr_inf    receives posted 1 s late, rnr_retry 7 (infinite): everything arrives once
+  rnr_exceeded  receives 3 s late, rnr_retry 1: must end with IBV_WC_RNR_RETRY_EXC_ERR
+  peer_gone  after 1 s all packets are lost (netem loss 100%): IBV_WC_RETRY_EXC_ERR
+For each: "RESULT faults_<name> ok|FAIL <bytes, completions, mismatches, lost, duplicated,
+counters>" (also appended to FILE). ok when sib-load exits 0 with 0 mismatches, lost,
+duplicated, unknown and wrong completions, no error status (the exhaustion cases: exactly the
+expected one besides flushes) and the case's counter condition holds.  Exit 0 iff all ok.
+USAGE
+}
+RESULTS=/dev/null SEED="" ONLY="" QUICK=0 TMO=${FAULTS_TIMEOUT:-300}
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--seed) SEED=${2:?}; shift 2 ;;
+	--only) ONLY=${2:?}; shift 2 ;;
+	--quick) QUICK=1; shift ;;
+	*) echo "faults.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LOAD=$HERE/../../tools/load/sib-load
+[[ -x $LOAD ]] || { echo "faults.sh: $LOAD not built (make -C tools/load)" >&2; exit 2; }
+OUT=$(mktemp -d /tmp/faults.XXXXXX)
+nok=0 nfail=0
+
+setup() {
+	modprobe veth; modprobe sch_netem
+	ip netns add A; ip netns add B
+	ip link add vethA type veth peer name vethB
+	ip link set vethA netns A; ip link set vethB netns B
+	ip -n A addr add 192.168.77.1/24 dev vethA; ip -n B addr add 192.168.77.2/24 dev vethB
+	ip -n A link set vethA mtu 9000 up; ip -n B link set vethB mtu 9000 up
+	ip -n A link set lo up; ip -n B link set lo up
+	ip netns exec A rdma link add sibA type softib netdev vethA
+	ip netns exec B rdma link add sibB type softib netdev vethB
+	for _ in $(seq 50); do
+		[[ $(cat /sys/class/infiniband/sibB/ports/1/state 2>/dev/null) == *ACTIVE* ]] && break
+		sleep 0.1
+	done
+}
+teardown() {
+	rdma link delete sibA 2>/dev/null || true
+	rdma link delete sibB 2>/dev/null || true
+	ip netns del A 2>/dev/null || true
+	ip netns del B 2>/dev/null || true
+	rm -rf "$OUT"
+}
+trap teardown EXIT
+netem() { # netem SIDES ARGS...: SIDES is A, B or AB; no ARGS: remove
+	local sides=$1 s; shift
+	for s in $(grep -o . <<<"$sides"); do
+		tc -n "$s" qdisc del dev "veth$s" root 2>/dev/null || true
+		(($#)) && tc -n "$s" qdisc add dev "veth$s" root netem "$@"
+	done
+	return 0
+}
+result() {
+	echo "RESULT $1 $2 ${3:-}"
+	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
+# cnt FILE DEV NAME: counter delta from sib-load's "counters DEV: name=+N ..." line
+cnt() { sed -n "s/^counters *$2: .*[ ]$3=+\([0-9]*\).*/\1/p" "$1" | head -1; }
+# nonzero FILE DEV: the counters of DEV that moved, "name=+N" each
+nonzero() {
+	sed -n "s/^counters *$2: //p" "$1" | tr ' ' '\n' |
+		grep -vE '=\+0$|^(work_rounds|inline_rounds|completions)=' | paste -sd' ' || true
+}
+expect_name() {
+	case $1 in
+	retry-exceeded) echo IBV_WC_RETRY_EXC_ERR ;;
+	rnr-retry-exceeded) echo IBV_WC_RNR_RETRY_EXC_ERR ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# run NAME [--expect STATUS] [--need COUNTER] [--during 'CMD'] -- SIB-LOAD-ARGS...
+run() {
+	local name=$1 f=$OUT/$1 rc=0 why="" k v expect="" need="" during="" st seed bg=""
+	shift
+	while [[ $1 != -- ]]; do
+		case $1 in
+		--expect) expect=$2; shift 2 ;;
+		--need) need=$2; shift 2 ;;
+		--during) during=$2; shift 2 ;;
+		esac
+	done
+	shift
+	local args=(-d sibA -D sibB -m 4096 "$@" ${expect:+--expect-status "$expect"} ${SEED:+--seed "$SEED"})
+	echo "== faults_$name: netem A: $(tc -n A qdisc show dev vethA | grep -o 'netem.*' || echo none)"
+	echo "\$ sib-load ${args[*]}"
+	local t0=$SECONDS
+	if [[ -n $during ]]; then (eval "$during") & bg=$!; fi
+	timeout -s KILL "$TMO" "$LOAD" "${args[@]}" >"$f" 2>&1 || rc=$?
+	[[ -n $bg ]] && wait "$bg" || true
+	grep -vE '^(counters|opcodes|memory)' "$f" | head -40
+	((rc == 0)) || why+=" exit $rc;"
+	for k in mismatches lost duplicated unknown wrong_cqe; do
+		v=$(field "$k" "$f")
+		[[ $v == 0 ]] || why+=" $k ${v:-missing};"
+	done
+	st=$(sed -n 's/^statuses *//p' "$f")
+	if [[ -z $expect ]]; then
+		[[ $st == none* ]] || why+=" error statuses: ${st%;};"
+	else
+		[[ $st == *"$(expect_name "$expect")"* ]] || why+=" expected $expect, statuses: ${st%;};"
+	fi
+	grep -q '^result *ok' "$f" || why+=" no 'result ok' line;"
+	if [[ -n $need ]]; then
+		v=$(( $(cnt "$f" sibA "$need" || echo 0) + $(cnt "$f" sibB "$need" || echo 0) ))
+		((v > 0)) || why+=" counter $need did not move;"
+	fi
+	seed=$(sed -n 's/^sib-load: seed \([0-9]*\).*/\1/p' "$f")
+	local detail
+	detail="$(field bytes "$f") bytes, $(field completions "$f") completions, mismatches $(field mismatches "$f"), lost $(field lost "$f"), duplicated $(field duplicated "$f")${expect:+, $expect}, $((SECONDS - t0)) s, seed ${seed:-?}; sibA: $(nonzero "$f" sibA); sibB: $(nonzero "$f" sibB)"
+	if [[ -z $why ]]; then result "faults_$name" ok "$detail"
+	else why=${why# }; result "faults_$name" FAIL "${why%;}; $detail"; fi
+}
+want() { [[ -z $ONLY || $ONLY == "$1" ]] && { ((!QUICK)) || [[ " clean loss5 corrupt " == *" $1 "* ]]; }; }
+
+setup
+MIX=(-q 4 -M 1M -o 4)
+want clean && { netem AB; run clean -- "${MIX[@]}" -b 32M; }
+want loss1 && { netem AB loss 1%; run loss1 -- "${MIX[@]}" -b 32M; }
+want loss5 && { netem AB loss 5%; run loss5 -- "${MIX[@]}" -b 32M; }
+want loss20 && { netem AB loss 20%; run loss20 -- "${MIX[@]}" -b 16M; }
+want reorder && { netem AB delay 1ms reorder 25% 50%; run reorder -- "${MIX[@]}" -b 32M; }
+want duplicate && { netem AB duplicate 5%; run duplicate --need duplicate_request -- "${MIX[@]}" -b 32M; }
+want corrupt && { netem AB corrupt 2%; run corrupt --need rcvd_icrc_err -- "${MIX[@]}" -b 16M; }
+want jitter && { netem AB delay 2ms 1ms; run jitter -- "${MIX[@]}" -b 16M; }
+want linkflap && { netem AB; run linkflap --during 'sleep 1; ip -n A link set vethA down; sleep 1; ip -n A link set vethA up' \
+	-- "${MIX[@]}" -t 5 --ack-timeout 14 --retry-cnt 7; }
+want rnr_inf && { netem AB; run rnr_inf --need rnr_nak_sent -- -q 1 -M 4K -n 100 --ops-mix send,send_imm,write_imm \
+	--recv-delay 1 --rnr-retry 7; }
+want rnr_exceeded && { netem AB; run rnr_exceeded --expect rnr-retry-exceeded -- -q 1 -M 4K -n 100 \
+	--ops-mix send,send_imm --one-way --recv-delay 3 --rnr-retry 1 --min-rnr-timer 1; }
+want peer_gone && { netem AB; run peer_gone --expect retry-exceeded --need retry_exceeded_err \
+	--during 'sleep 1; tc -n A qdisc add dev vethA root netem loss 100%; tc -n B qdisc add dev vethB root netem loss 100%' \
+	-- -q 2 -M 64K -t 20 --ack-timeout 12 --retry-cnt 2; }
+want big20 && { netem AB loss 20%; run big20 -- -q 4 -M 4M -o 4 -b 256M; }
+netem AB
+echo "faults: $nok/$((nok + nfail)) ok"
+((nfail == 0))
