@@ -97,8 +97,8 @@ static uint32_t pick_size(struct load *l, struct load_ep *e)
 	struct load_rng *g = &e->rng;
 	int bits;
 
-	if (!max)
-		return 0;
+	if (!max || l->o.fixed_size)
+		return (uint32_t)max;
 	if (load_rng_below(g, 8) == 0) {
 		s = edge[load_rng_below(g, 8)];
 		return (uint32_t)(s > max ? max : s);

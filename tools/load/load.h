@@ -137,6 +137,7 @@ struct load_opts {
 	double stall_timeout;
 	unsigned op_mask;
 	bool one_way;
+	bool fixed_size;	/* every message is max_size bytes */
 	int signal_every;
 	int mtu;		/* enum ibv_mtu, 0 = active MTU */
 	int ack_timeout, retry_cnt, rnr_retry, min_rnr_timer;

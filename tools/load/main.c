@@ -36,6 +36,7 @@ static void usage(FILE *f)
 "  -t, --time SEC           post for SEC seconds\n"
 "  -b, --bytes SIZE         post until SIZE bytes in total (K/M/G suffixes)\n"
 "  -M, --max-size SIZE      largest message (default 4M)\n"
+"      --fixed-size         every message is exactly --max-size bytes\n"
 "  -S, --max-sge N          most SGEs per WR (default: the device's max_sge, at most %d)\n"
 "  -o, --depth N            WRs outstanding per QP (default 4)\n"
 "  -s, --seed N             PRNG seed (default: random, printed)\n"
@@ -179,7 +180,7 @@ static int parse_mix(const char *s, unsigned *mask)
 
 enum {
 	OPT_MIX = 256, OPT_ONE_WAY, OPT_SIGNAL, OPT_ACK_TIMEOUT, OPT_RETRY, OPT_RNR_RETRY,
-	OPT_MIN_RNR, OPT_EXPECT, OPT_JSON, OPT_RECV_DELAY, OPT_PEER_ERROR,
+	OPT_MIN_RNR, OPT_EXPECT, OPT_JSON, OPT_RECV_DELAY, OPT_PEER_ERROR, OPT_FIXED,
 };
 
 static const struct option long_opts[] = {
@@ -199,6 +200,7 @@ static const struct option long_opts[] = {
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "ops-mix", required_argument, NULL, OPT_MIX },
 	{ "one-way", no_argument, NULL, OPT_ONE_WAY },
+	{ "fixed-size", no_argument, NULL, OPT_FIXED },
 	{ "signal-every", required_argument, NULL, OPT_SIGNAL },
 	{ "ack-timeout", required_argument, NULL, OPT_ACK_TIMEOUT },
 	{ "retry-cnt", required_argument, NULL, OPT_RETRY },
@@ -287,6 +289,7 @@ static int parse_args(int argc, char **argv, struct load_opts *o, bool *mix_give
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); return 1;
 		case OPT_ONE_WAY: o->one_way = true; break;
+		case OPT_FIXED: o->fixed_size = true; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_MIX:
 			if (parse_mix(optarg, &o->op_mask))
