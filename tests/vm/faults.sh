@@ -153,9 +153,10 @@ want duplicate && { netem AB duplicate 5%; run duplicate --need duplicate_reques
 want corrupt && { netem AB corrupt 2%; run corrupt --need rcvd_icrc_err -- "${MIX[@]}" -b 16M; }
 want jitter && { netem AB delay 2ms 1ms; run jitter -- "${MIX[@]}" -b 8M; }
 # the link goes down 4 s after start (sib-load's setup takes a few seconds under TCG) for 1 s
+# (ip(8) itself can take seconds under TCG: local ACK timeout 16, 1 s in softib, x 8 tries)
 want linkflap && { netem AB; run linkflap --need retransmits \
 	--during 'sleep 4; ip -n A link set vethA down; sleep 1; ip -n A link set vethA up; ip -n A route replace 192.168.77.0/24 dev vethA' \
-	-- "${MIX[@]}" -t 9; }
+	-- "${MIX[@]}" -t 12 --ack-timeout 16; }
 want rnr_inf && { netem AB; run rnr_inf --need rnr_nak_sent -- -q 1 -M 4K -n 100 --ops-mix send,send_imm,write_imm \
 	--recv-delay 1 --rnr-retry 7; }
 want rnr_exceeded && { netem AB; run rnr_exceeded --expect rnr-retry-exceeded -- -q 1 -M 4K -n 100 \
