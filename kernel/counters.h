@@ -17,6 +17,8 @@
 	X(DROP_PKEY,		"rcvd_pkey_err")	\
 	X(DROP_QKEY,		"rcvd_qkey_err")	\
 	X(DROP_NO_QP,		"rcvd_no_qp")		\
+	X(MCAST_RCVD,		"rcvd_mcast_pkts")	\
+	X(DROP_NO_MCG,		"rcvd_mcast_no_group")	\
 	X(DROP_QP_STATE,	"rcvd_qp_state_err")	\
 	X(DROP_RXQ_FULL,	"rcvd_queue_full")	\
 	X(DROP_STALE_NAK,	"rcvd_stale_nak")	\

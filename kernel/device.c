@@ -22,6 +22,7 @@
 #include "cq.h"
 #include "qp.h"
 #include "srq.h"
+#include "mcast.h"
 
 /*
  * The active MTU is the largest IB MTU whose packets fit the netdev MTU
@@ -110,6 +111,9 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_srq_sge = SIB_MAX_SRQ_SGE;
 	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;
 	a->hca_core_clock = SIB_HCA_CORE_CLOCK_KHZ;
+	a->max_mcast_grp = SIB_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SIB_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SIB_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->timestamp_mask = SIB_TIMESTAMP_MASK;
 	return 0;
 }
@@ -205,6 +209,7 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	if (dev->udp)
 		sib_udp_put(dev->udp);
 	dev->udp = NULL;
+	sib_mcast_cleanup(dev);
 	if (dev->ndev)
 		netdev_put(dev->ndev, &dev->ndev_tracker);
 	dev->ndev = NULL;
@@ -273,6 +278,8 @@ static const struct ib_device_ops sib_dev_ops = {
 	.post_recv = sib_post_recv,
 	.destroy_qp = sib_destroy_qp,
 	.fill_res_qp_entry = sib_fill_res_qp_entry,
+	.attach_mcast = sib_attach_mcast,
+	.detach_mcast = sib_detach_mcast,
 
 	/* object sizes for the core's allocators */
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sib_ucontext, ibuc),
@@ -294,6 +301,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	struct ib_device *ibdev = &dev->ibdev;
 
 	spin_lock_init(&dev->port_lock);
+	sib_mcast_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);

@@ -46,6 +46,10 @@
  * the device clock is CLOCK_REALTIME in ns, i.e. hca_core_clock is 1 GHz
  * (reported in kHz) and a raw timestamp is also a wall-clock time.
  */
+/* multicast (mcast.c): groups per device, UD QPs per group */
+#define SIB_MAX_MCAST_GRP	1024
+#define SIB_MAX_MCAST_QP_ATTACH	32
+#define SIB_MAX_TOTAL_MCAST_QP_ATTACH	(SIB_MAX_MCAST_GRP * SIB_MAX_MCAST_QP_ATTACH)
 #define SIB_HCA_CORE_CLOCK_KHZ	1000000ULL
 #define SIB_TIMESTAMP_MASK	(~0ULL)
 #define SIB_PORT_CAP_FLAGS	(IB_PORT_CM_SUP)

@@ -11,6 +11,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/if_vlan.h>
+#include <rdma/ib_addr.h>
 
 #include "recv.h"
 #include "hdr.h"
@@ -19,6 +20,7 @@
 #include "qp.h"
 #include "task.h"
 #include "trace.h"
+#include "mcast.h"
 
 static bool sib_pkey_ok(u16 pkey)
 {
@@ -32,6 +34,74 @@ static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
 		return qp->ibqp.qp_type == IB_QPT_UD ||
 		       qp->ibqp.qp_type == IB_QPT_GSI;
 	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/* Queue a checked packet on @qp's receive queue and get its work going. */
+static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
+			  const struct sib_opcode_info *info, bool may_inline)
+{
+	if (!sib_qp_type_ok(qp, info->flags)) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_HDR);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_queue_len(&qp->rxq) >= SIB_RX_QUEUE_MAX) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_RXQ_FULL);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&qp->rxq, skb);
+	if (may_inline)
+		sib_qp_run(qp, true);
+	else
+		sib_qp_poke(qp);
+}
+
+/* The RoCEv2 GID of the packet's destination IP address. */
+static void sib_rcv_dgid(struct sk_buff *skb, union ib_gid *dgid)
+{
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dgid->raw);
+	else
+		memcpy(dgid->raw, &ipv6_hdr(skb)->daddr, sizeof(dgid->raw));
+}
+
+/*
+ * A UD packet to QPN 0xFFFFFF: one copy to each QP attached to the
+ * destination group (IBTA 10.5.2.2), in the QPs' work, never inline.
+ */
+static void sib_rcv_mcast(struct sib_dev *dev, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+	u32 qpn[SIB_MAX_MCAST_QP_ATTACH];
+	struct sk_buff *copy;
+	union ib_gid dgid;
+	struct sib_qp *qp;
+	u32 i, n;
+
+	sib_rcv_dgid(skb, &dgid);
+	n = sib_mcast_qpns(dev, &dgid, qpn);
+	if (!n) {
+		sib_counter_inc(dev, SIB_CNT_DROP_NO_MCG);
+		kfree_skb(skb);
+		return;
+	}
+	sib_counter_inc(dev, SIB_CNT_MCAST_RCVD);
+	for (i = 0; i < n; i++) {
+		qp = sib_qp_get(dev, qpn[i]);
+		if (!qp)
+			continue;
+		/* the skb data is only read: clones share it */
+		copy = i == n - 1 ? skb : skb_clone(skb, GFP_ATOMIC);
+		if (copy) {
+			if (copy == skb)
+				skb = NULL;
+			sib_rcv_to_qp(qp, copy, info, false);
+		}
+		sib_qp_put(qp);
+	}
+	kfree_skb(skb);		/* NULL when the last QP took it */
 }
 
 /* @skb->data at the BTH, network and transport headers set */
@@ -77,25 +147,18 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		goto drop;
 	}
 	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, pkt->paylen);
+	if (pkt->qpn == IB_MULTICAST_QPN) {
+		if (!(info->flags & SIB_OPF_UD))
+			goto bad_hdr;
+		sib_rcv_mcast(dev, skb);
+		return;
+	}
 	qp = sib_qp_get(dev, pkt->qpn);
 	if (!qp) {
 		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
 		goto drop;
 	}
-	if (!sib_qp_type_ok(qp, info->flags)) {
-		sib_qp_put(qp);
-		goto bad_hdr;
-	}
-	if (skb_queue_len(&qp->rxq) >= SIB_RX_QUEUE_MAX) {
-		sib_qp_put(qp);
-		sib_counter_inc(dev, SIB_CNT_DROP_RXQ_FULL);
-		goto drop;
-	}
-	skb_queue_tail(&qp->rxq, skb);
-	if (may_inline)
-		sib_qp_run(qp, true);
-	else
-		sib_qp_poke(qp);
+	sib_rcv_to_qp(qp, skb, info, may_inline);
 	sib_qp_put(qp);
 	return;
 
@@ -119,6 +182,12 @@ int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct udphdr *udp;
 	unsigned int ulen;
 
+	/*
+	 * Our own multicast, looped back by the IP layer: sib_pkt_xmit()
+	 * already handed it to the local group members.
+	 */
+	if (skb->pkt_type == PACKET_LOOPBACK)
+		goto drop;
 	ibdev = ib_device_get_by_netdev(ndev, (enum rdma_driver_id)SIB_DRIVER_ID);
 	if (!ibdev && is_vlan_dev(ndev))
 		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
@@ -148,6 +217,24 @@ drop:
 	return 0;
 }
 
+/*
+ * A multicast packet also goes to this device's own group members, as
+ * if it had come back from the wire (IBTA 10.5.2.2: every attached QP
+ * in the subnet, the sender's port included). A private copy: the wire
+ * path still rewrites the IP header and appends the ICRC.
+ */
+static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (!copy)
+		return;
+	sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
+	skb_pull(copy, skb_transport_offset(copy) + sizeof(struct udphdr));
+	copy->dev = dev->ndev;
+	sib_rcv(dev, copy, true, false);
+}
+
 /**
  * sib_pkt_xmit() - send a packet built by an engine
  * @qp: sending QP (UDP source port)
@@ -172,6 +259,8 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 			  rdma_flow_label_to_udp_sport(av->flow_label) :
 			  qp->src_port);
 	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw))
+		sib_mcast_loop(dev, skb);
 	if (av->loopback) {
 		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
 		hlen = skb_transport_offset(skb) + sizeof(struct udphdr);

@@ -57,6 +57,10 @@ struct sib_dev {
 	atomic_t num_mw;
 	u8 next_key;
 	struct xarray ah_xa;		/* ah_num -> sib_ah (user AHs) */
+	struct mutex mcg_mutex;		/* mcast.c: attach/detach; then mcg_lock */
+	spinlock_t mcg_lock;		/* mcg_list for the receive path (BH) */
+	struct list_head mcg_list;	/* struct sib_mcg */
+	u32 num_mcg;			/* under mcg_mutex */
 	struct xarray srq_xa;		/* srq_num -> sib_srq, lock BH */
 	u32 next_srqn;
 	atomic64_t counters[SIB_NUM_COUNTERS];
