@@ -17,7 +17,7 @@ Every test gets a line "RESULT <name> ok|FAIL <detail>" (also appended to FILE):
 both sides exit 0 and print what the program prints on success: rping -V the 10 verified
 pings, ucmatose/udaddy/mckey "test complete" and "return status 0", perftest a result row
 with the message size and iteration count asked for (--iters, default 200; bandwidth
-tests: N/2 per QP).  Exit status 0 iff all ok.
+tests: N/2 per QP, the row counts all QPs' iterations).  Exit status 0 iff all ok.
 USAGE
 }
 DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null ITERS=200 TMO=${PROGRAM_TIMEOUT:-120} tests=()
@@ -95,12 +95,14 @@ check() {
 }
 # perftest PROG NAME SIZE ITERS EXTRA...: server and client, then check the result row
 perftest() {
-	local prog=$1 name=$2 size=$3 n=$4 row; shift 4
+	local prog=$1 name=$2 size=$3 n=$4 rown=$4 row a prev=""; shift 4
+	# with -q Q the row counts the iterations of all Q QPs
+	for a in "$@"; do [[ $prev == -q ]] && rown=$((n * a)); prev=$a; done
 	pair "$name" tcp "$prog" -d "$DEV" -x "$GID" -n "$n" "$@" -- \
 		"$prog" -d "$DEV" -x "$GID" -n "$n" "$@" "$ADDR"
 	# result row: "<bytes> <iterations> <figures...>"
-	row=$(grep -E "^ *$size +$n +[0-9]" "$OUT/$name.client" | head -1 | tr -s ' ' || true)
-	check "$name" "${row# }" "client:^ *$size +$n +[0-9]"
+	row=$(grep -E "^ *$size +$rown +[0-9]" "$OUT/$name.client" | head -1 | tr -s ' ' || true)
+	check "$name" "${row# }" "client:^ *$size +$rown +[0-9]"
 }
 
 GID=$("$HERE/../../tools/roce-gid-index" "$DEV") || { echo "cm.sh: no RoCE v2 IPv4 GID on $DEV" >&2; exit 2; }
@@ -133,7 +135,7 @@ for t in "${tests[@]}"; do
 	atomic_bw_q8)			perftest ib_atomic_bw "$t" 8 "$BW" -q 8 ;;
 	send_lat|write_lat|read_lat)	perftest "ib_$t" "$t" 2 "$ITERS" ;;
 	atomic_lat)			perftest ib_atomic_lat "$t" 8 "$ITERS" ;;
-	ud_send_bw)			perftest ib_send_bw "$t" 2048 "$BW" -c UD ;;
+	ud_send_bw)			perftest ib_send_bw "$t" 1024 "$BW" -c UD -s 1024 ;;
 	ud_send_lat)			perftest ib_send_lat "$t" 2 "$ITERS" -c UD ;;
 	*) echo "cm.sh: unknown test $t" >&2; exit 2 ;;
 	esac
