@@ -194,7 +194,7 @@ wait_listen() { # NS PID: until a TCP listener on $PORT in NS, or the server die
 run_pair() {
 	local s=$1 c=$2 fam=$3 name=$4; shift 4
 	local gopt=-g sgid cgid sa ca spid
-	[[ $name == ib_* ]] && gopt=-x
+	[[ $1 == ib_* ]] && gopt=-x
 	if [[ $fam == ipv4 ]]; then sa=${A4[$s]} ca=${A4[$c]}; else sa=${A6[$s]} ca=${A6[$c]}; fi
 	sout=$OUT/$name.server cout=$OUT/$name.client src=99 crc=99
 	# GID indexes are looked up once (python3 starts slowly under TCG)
@@ -330,13 +330,19 @@ capture() {
 	sleep 0.3
 	kill -INT $cpid 2>/dev/null; wait $cpid
 }
+capchk() { # NAME: the last run_pair passed, else say why
+	((src == 0 && crc == 0)) && return
+	capok=0
+	echo "capture run $1 failed (server exit $src, client exit $crc):"
+	tail -n 5 "$OUT/$1.server" "$OUT/$1.client"
+}
 cap_runs() { # FAM: every header shape: RC SEND, WRITE/READ first/middle/last/only, atomics,
 	# UD SEND with DETH; both directions, so rdma_rxe's packets check the checker too
-	run_pair rxe sib $1 cap1 ibv_rc_pingpong -s 3000 -n 10 --chk; ((src == 0 && crc == 0)) || capok=0
-	run_pair sib rxe $1 cap2 ibv_ud_pingpong -s 512 -n 10; ((src == 0 && crc == 0)) || capok=0
-	run_pair sib rxe $1 cap3 ib_write_bw -n 10 -s 3000 -F; ((src == 0 && crc == 0)) || capok=0
-	run_pair rxe sib $1 cap4 ib_read_bw -n 10 -s 3000 -F; ((src == 0 && crc == 0)) || capok=0
-	run_pair sib rxe $1 cap5 ib_atomic_bw -n 10 -F; ((src == 0 && crc == 0)) || capok=0
+	run_pair rxe sib $1 cap1 ibv_rc_pingpong -s 3000 -n 10 --chk; capchk cap1
+	run_pair sib rxe $1 cap2 ibv_ud_pingpong -s 512 -n 10; capchk cap2
+	run_pair sib rxe $1 cap3 ib_write_bw -n 10 -s 3000 -F; capchk cap3
+	run_pair rxe sib $1 cap4 ib_read_bw -n 10 -s 3000 -F; capchk cap4
+	run_pair sib rxe $1 cap5 ib_atomic_bw -n 10 -F; capchk cap5
 }
 if [[ -n $CAP ]]; then
 	set_mtu 1500
@@ -345,7 +351,7 @@ if [[ -n $CAP ]]; then
 		capture interop-$fam cap_runs $fam
 		# DSCP 26 + ECT(0): traffic class 106 must be the IPv4 TOS / IPv6 traffic class
 		capture interop-tclass-$fam run_pair sib rxe $fam cap6 ib_send_bw -n 10 -s 3000 -F --tclass=106
-		((src == 0 && crc == 0)) || capok=0
+		capchk cap6
 	done
 	if ((capok)); then check capture ok "$CAP/interop-*.pcap (checked by the host)"
 	else check capture FAIL "a captured run or dumpcap failed"; fi
@@ -355,6 +361,8 @@ fi
 # rdma_rxe gives up port 4791 in the initial netns; sib0 comes back on eth0 there and must
 # work while sib2/sib3 in B and C carry traffic at the same time
 rdma link delete rxe0 || die "rdma link delete rxe0"
+# rdma_rxe keeps its UDP socket until the module goes
+modprobe -r rdma_rxe || die "modprobe -r rdma_rxe"
 why=""
 if rdma link add sib0 type softib netdev eth0 && wait_active sib0; then
 	( run_pair sibC sibB ipv4 bg ibv_rc_pingpong -s 4096 -n 1000; ((src == 0 && crc == 0)) ) &
@@ -421,7 +429,6 @@ else
 fi
 if [[ -z $why ]]; then check netns_exclusive ok "sib8 created from E in exclusive mode, $how, gone with E"
 else why=${why# }; check netns_exclusive FAIL "${why%;}"; fi
-modprobe -r rdma_rxe 2>/dev/null || true
 # vm-run unloads softib afterwards and expects sib0 on eth0 or nothing
 rm -rf "$OUT"
 echo "interop: $nok passed, $nfail failed"
