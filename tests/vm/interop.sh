@@ -365,7 +365,10 @@ rdma link delete rxe0 || die "rdma link delete rxe0"
 modprobe -r rdma_rxe || die "modprobe -r rdma_rxe"
 why=""
 if rdma link add sib0 type softib netdev eth0 && wait_active sib0; then
-	( run_pair sibC sibB ipv4 bg ibv_rc_pingpong -s 4096 -n 1000; ((src == 0 && crc == 0)) ) &
+	( run_pair sibC sibB ipv4 bg ibv_rc_pingpong -s 4096 -n 200 --chk
+	  ((src == 0 && crc == 0)) && exit 0
+	  echo "sib2/sib3 pingpong: server exit $src, client exit $crc"; tail -n 5 "$OUT/bg.server" "$OUT/bg.client"
+	  exit 1 ) &
 	bg=$!
 	g=$(gid_of - sib0 10.0.2.15) || why+=" no GID on sib0;"
 	PORT=18516
