@@ -9,7 +9,8 @@
  * 0 = infinite; the spec lets the timer run longer than nominal) and
  * never below SIB_MIN_ACK_TIMEOUT_MS, because a TCG guest can stall for
  * milliseconds. Only its expiry counts against retry_cnt.
- * Loss probe: an hrtimer of a few smoothed round-trip times (RTT
+ * Loss probe: an hrtimer of a few smoothed round-trip times (at least
+ * 2 ms, which TCG scheduling jitter rarely exceeds; RTT
  * measured on ACKed packets that were sent once, backed off on every
  * expiry without progress). When it fires the requester goes back to
  * the oldest unacknowledged packet at once instead of waiting for the
@@ -41,7 +42,7 @@ static const u32 sib_rnr_usecs[32] = {
 
 #define SIB_WIN_INIT		64	/* packets */
 #define SIB_WIN_MIN		2
-#define SIB_PROBE_MIN_US	1000
+#define SIB_PROBE_MIN_US	2000
 #define SIB_PROBE_FIRST_US	2000	/* before the first RTT sample */
 
 static void sib_timer_kick(struct sib_qp *qp)
@@ -127,11 +128,11 @@ static struct sib_rc_window *sib_win(struct sib_qp *qp)
 	return w;
 }
 
-/* probe period: srtt + 4 rttvar, at least SIB_PROBE_MIN_US, backed off */
+/* probe period: 2 srtt + 4 rttvar, at least SIB_PROBE_MIN_US, backed off */
 static u64 sib_probe_ns(struct sib_qp *qp)
 {
 	struct sib_rc_window *w = sib_win(qp);
-	u64 us = w->srtt_us ? w->srtt_us + 4ULL * w->rttvar_us :
+	u64 us = w->srtt_us ? 2ULL * w->srtt_us + 4ULL * w->rttvar_us :
 		 SIB_PROBE_FIRST_US;
 
 	us = max_t(u64, us, SIB_PROBE_MIN_US) << min_t(u32, w->probes, 10);
