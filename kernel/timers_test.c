@@ -245,7 +245,54 @@ static void sib_timers_test_progress_restart_and_stop(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/* the send window: starts at 64, halves once per window, 2 after a timeout */
+static void sib_timers_test_window_loss(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+
+	qp->req.psn = 0xfffff0;		/* across the 24-bit wrap */
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 63));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 64));
+	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 16U);
+	qp->req.win.max_psn = 0x000010;	/* 32 packets sent */
+	sib_win_loss(qp, false);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 31));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 32));
+	/* a second NAK in the same window does not cut again */
+	sib_win_loss(qp, false);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 31));
+	/* no growth before the recovery point is acknowledged */
+	sib_win_acked(qp, 0xfffff8, 8);
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 32));
+	/* a timeout always cuts, to the minimum */
+	sib_win_loss(qp, true);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 1));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 2));
+	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 1U);
+	sib_tt_done(qp);
+}
+
+/* ACKs past the recovery point grow the window again, up to ssthresh fast */
+static void sib_timers_test_window_growth(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+
+	qp->req.win.max_psn = 0;
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 0));
+	qp->req.win.max_psn = 100;
+	sib_win_loss(qp, false);		/* cwnd 32, ssthresh 32 */
+	sib_win_acked(qp, 99, 1);		/* recovery over */
+	KUNIT_EXPECT_FALSE(test, qp->req.win.recovering);
+	sib_win_acked(qp, 131, 32);		/* one window: +1 */
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 32));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 33));
+	KUNIT_EXPECT_EQ(test, sib_win_next_psn(qp), 100U);
+	sib_tt_done(qp);
+}
+
 static struct kunit_case sib_timers_test_cases[] = {
+	KUNIT_CASE(sib_timers_test_window_loss),
+	KUNIT_CASE(sib_timers_test_window_growth),
 	KUNIT_CASE(sib_timers_test_rnr_table_anchors),
 	KUNIT_CASE(sib_timers_test_rnr_delay_per_code),
 	KUNIT_CASE(sib_timers_test_rnr_code_masked),
