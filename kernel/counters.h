@@ -25,6 +25,7 @@
 	X(DROP_OUT_OF_SEQ,	"rcvd_out_of_seq")	\
 	X(DROP_RESP_SEQ,	"rcvd_resp_out_of_seq")	\
 	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
+	X(UC_DROP,		"uc_dropped_pkts")	\
 	X(DUP_REQ,		"duplicate_request")	\
 	X(SEQ_NAK_SENT,		"seq_nak_sent")		\
 	X(SEQ_NAK_RCVD,		"seq_nak_rcvd")		\

@@ -177,6 +177,8 @@ enum sib_opcode {
 	SIB_OP_RC_SEND_LAST_INV		= 0x16,
 	SIB_OP_RC_SEND_ONLY_INV		= 0x17,
 	SIB_OP_RC_ATOMIC_WRITE		= 0x1d,	/* IBA 1.5 */
+	/* UC (001xxxxx): the RC SEND/WRITE codes with this prefix */
+	SIB_OP_UC_BASE			= 0x20,
 	SIB_OP_UD_SEND_ONLY		= 0x64,
 	SIB_OP_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -203,6 +205,7 @@ enum sib_opcode {
 #define SIB_OPF_ATMACK	BIT(18)	/* atomic response, has an AtomicAckETH */
 #define SIB_OPF_IETH	BIT(19)	/* has an IETH (send with invalidate) */
 #define SIB_OPF_AWRITE	BIT(20)	/* atomic write: RETH + 8 bytes */
+#define SIB_OPF_UC	BIT(21)	/* unreliable connected request */
 
 /**
  * struct sib_opcode_info - const description of one opcode

@@ -266,7 +266,7 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 }
 
 /**
- * sib_create_qp() - ib_device_ops.create_qp for RC, UD and GSI QPs
+ * sib_create_qp() - ib_device_ops.create_qp for RC, UC, UD and GSI QPs
  * @ibqp: core-allocated QP
  * @init: attributes; caps are rounded up and written back
  * @udata: user data or NULL; answers struct sib_create_qp_resp
@@ -282,8 +282,8 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sib_create_qp_resp resp = {};
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
@@ -630,6 +630,9 @@ static bool sib_opcode_ok(struct sib_qp *qp, u8 op)
 		       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
 		       op == IB_WR_SEND_WITH_INV || op == IB_WR_LOCAL_INV;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
 }
 
@@ -702,7 +705,7 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 	}
 	if (w->opcode == SIB_WR_ATOMIC_WRITE && total != sizeof(u64))
 		return IB_WC_LOC_LEN_ERR;
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (sib_qp_is_ud(qp)) {
 		if (sib_ah_copy_av(qp->dev, qp->ibqp.pd, w->wr.ud.ah_num,
 				   &sw->av))
 			return IB_WC_LOC_QP_OP_ERR;
@@ -824,7 +827,7 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		w->wr.atomic.swap = atomic_wr(wr)->swap;
 		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
-	} else if (qp->ibqp.qp_type == IB_QPT_RC) {
+	} else if (!sib_qp_is_ud(qp)) {
 		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
 			w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 			w->wr.rdma.rkey = rdma_wr(wr)->rkey;

@@ -31,6 +31,17 @@ void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited);
 int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /**
+ * sib_qp_is_ud() - datagram QP (UD or GSI: per-WR address, DETH)?
+ * @qp: QP
+ *
+ * Context: any. Return: true for UD and GSI QPs.
+ */
+static inline bool sib_qp_is_ud(const struct sib_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/**
  * sib_swqe_at() - shadow send WQE number @idx
  * @qp: QP
  * @idx: free-running index

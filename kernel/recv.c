@@ -33,6 +33,8 @@ static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
 	if (opflags & SIB_OPF_UD)
 		return qp->ibqp.qp_type == IB_QPT_UD ||
 		       qp->ibqp.qp_type == IB_QPT_GSI;
+	if (opflags & SIB_OPF_UC)
+		return qp->ibqp.qp_type == IB_QPT_UC;
 	return qp->ibqp.qp_type == IB_QPT_RC;
 }
 

@@ -3,7 +3,7 @@
  * softib: the requester (IBTA 9.5/9.7). Turns shadow send WQEs into
  * request packets: segments by path MTU, assigns PSNs, asks for ACKs,
  * keeps the number of unacknowledged packets and outstanding RDMA READs
- * bounded. UD sends complete as soon as they are on the wire.
+ * bounded. UD and UC sends complete as soon as they are on the wire.
  * Runs only in the QP's work.
  */
 #include "req.h"
@@ -289,7 +289,9 @@ static u32 sib_req_inflight(struct sib_qp *qp)
 static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u32 mtu = qp->mtu, off = qp->req.off, paylen;
-	u32 inflight = sib_req_inflight(qp);
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+	/* UC is never acknowledged: no window to respect (IBTA 9.8.2) */
+	u32 inflight = uc ? 0 : sib_req_inflight(qp);
 	const struct sib_opcode_info *info;
 	bool first = off == 0, last, ackreq;
 	struct sk_buff *skb;
@@ -321,12 +323,15 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	paylen = min(mtu, sw->total_len - off);
 	last = off + paylen == sw->total_len;
 	opcode = sib_req_opcode(sw, first, last);
+	if (uc)
+		opcode |= SIB_OP_UC_BASE;
 	info = sib_opcode(opcode);
 	skb = sib_req_skb(qp, opcode, paylen, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	ackreq = last || ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
-		 !sib_win_may_send(qp, inflight + 1);
+	ackreq = !uc && (last ||
+			 ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
+			 !sib_win_may_send(qp, inflight + 1));
 	if (ackreq)
 		qp->req.since_ackreq = 0;
 	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
@@ -354,7 +359,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 			return SIB_REQ_IDLE;	/* fail once all before are done */
 		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
 	}
-	sib_win_sent(qp, qp->req.psn, ackreq);
+	if (!uc)
+		sib_win_sent(qp, qp->req.psn, ackreq);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
 	qp->req.off += paylen;
 	if (last) {
@@ -362,7 +368,13 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		qp->sq.req++;
 	}
 	sib_pkt_xmit(qp, &qp->av, skb);
-	sib_timer_retrans_arm(qp);
+	if (!uc) {
+		sib_timer_retrans_arm(qp);
+	} else if (last) {
+		/* UC completes once the last packet is on the wire */
+		sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
+		WRITE_ONCE(qp->sq.comp, qp->sq.req);
+	}
 	return SIB_REQ_SENT;
 }
 
@@ -383,7 +395,7 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
 			return SIB_REQ_IDLE;
 		return sib_req_fail(qp, sw, sw->status);
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (sib_qp_is_ud(qp))
 		return sib_req_ud(qp, sw);
 	return sib_req_rc(qp, sw);
 }

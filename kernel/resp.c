@@ -640,9 +640,45 @@ static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
 		     IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR);
 }
 
+/*
+ * UC (IBTA 9.8.3): nothing is acknowledged, NAKed or retried. A packet out
+ * of sequence (a gap, or a FIRST/ONLY where a message was in progress) ends
+ * the message in progress; packets are then dropped up to the next FIRST or
+ * ONLY, where the responder resyncs. A receive WQE a dropped SEND had begun
+ * to fill stays at hand for the next SEND. Remote errors (rkey, length) and
+ * a missing receive WQE drop the message silently; a local failure of the
+ * responder (its receive ring is garbage, an lkey fails) fails the QP.
+ */
+static void sib_resp_uc(struct sib_qp *qp, struct sk_buff *skb, u32 flags)
+{
+	struct sib_resp_state *rs = &qp->resp;
+	struct sib_pkt *pkt = sib_pkt(skb);
+	enum sib_resp_res res;
+
+	if (pkt->psn != rs->epsn || (flags & SIB_OPF_START))
+		rs->cur = 0;
+	rs->epsn = sib_psn_add(pkt->psn, 1);
+	if (!sib_resp_seq_ok(qp, flags)) {
+		sib_counter_inc(qp->dev, SIB_CNT_UC_DROP);
+		return;
+	}
+	if (flags & SIB_OPF_SEND)
+		res = sib_resp_send(qp, skb, flags);
+	else
+		res = sib_resp_write(qp, skb, flags);
+	if (res == SIB_RESP_OK)
+		return;
+	rs->cur = 0;
+	sib_counter_inc(qp->dev, SIB_CNT_UC_DROP);
+	if (res == SIB_RESP_NAK_OP) {
+		sib_resp_recv_error(qp, IB_WC_LOC_QP_OP_ERR);
+		sib_qp_error(qp, IB_EVENT_QP_FATAL);
+	}
+}
+
 /**
  * sib_resp_rcv() - handle one request packet
- * @qp: RC, UD or GSI QP
+ * @qp: RC, UC, UD or GSI QP
  * @skb: validated packet; consumed
  *
  * Context: the QP's work.
@@ -662,6 +698,10 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	if (flags & SIB_OPF_UD) {
 		sib_resp_ud(qp, skb);
+		goto out;
+	}
+	if (flags & SIB_OPF_UC) {
+		sib_resp_uc(qp, skb, flags);
 		goto out;
 	}
 	d = sib_psn_cmp(pkt->psn, qp->resp.epsn);
