@@ -26,6 +26,7 @@
 	X(DROP_RESP_SEQ,	"rcvd_resp_out_of_seq")	\
 	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
 	X(UC_DROP,		"uc_dropped_pkts")	\
+	X(XRC_BAD_SRQ,		"rcvd_xrc_srq_err")	\
 	X(DUP_REQ,		"duplicate_request")	\
 	X(SEQ_NAK_SENT,		"seq_nak_sent")		\
 	X(SEQ_NAK_RCVD,		"seq_nak_rcvd")		\

@@ -89,7 +89,8 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+			      IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_XRC;
 	a->max_mw = SIB_MAX_MW;
 	a->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -263,12 +264,14 @@ static const struct ib_device_ops sib_dev_ops = {
 	.req_notify_cq = sib_req_notify_cq,
 	.destroy_cq = sib_destroy_cq,
 
-	/* shared receive queues */
+	/* shared receive queues, XRC domains */
 	.create_srq = sib_create_srq,
 	.modify_srq = sib_modify_srq,
 	.query_srq = sib_query_srq,
 	.post_srq_recv = sib_post_srq_recv,
 	.destroy_srq = sib_destroy_srq,
+	.alloc_xrcd = sib_alloc_xrcd,
+	.dealloc_xrcd = sib_dealloc_xrcd,
 
 	/* queue pairs */
 	.create_qp = sib_create_qp,

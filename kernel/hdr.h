@@ -61,7 +61,13 @@ struct sib_atmack {
 	__be64 orig;
 } __packed;
 
+/* XRC Extended Transport Header, 4 bytes (IBTA 9.3.? XRCETH, 14.2) */
+struct sib_xrceth {
+	__be32 srqn;		/* resv8 | XRCSRQ(24) */
+} __packed;
+
 #define SIB_BTH_LEN	12
+#define SIB_XRCETH_LEN	4
 #define SIB_ATMETH_LEN	28
 #define SIB_ATMACK_LEN	8
 #define SIB_RETH_LEN	16
@@ -179,6 +185,8 @@ enum sib_opcode {
 	SIB_OP_RC_ATOMIC_WRITE		= 0x1d,	/* IBA 1.5 */
 	/* UC (001xxxxx): the RC SEND/WRITE codes with this prefix */
 	SIB_OP_UC_BASE			= 0x20,
+	/* XRC (101xxxxx): the RC codes with this prefix; requests add an XRCETH */
+	SIB_OP_XRC_BASE			= 0xa0,
 	SIB_OP_UD_SEND_ONLY		= 0x64,
 	SIB_OP_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -206,6 +214,9 @@ enum sib_opcode {
 #define SIB_OPF_IETH	BIT(19)	/* has an IETH (send with invalidate) */
 #define SIB_OPF_AWRITE	BIT(20)	/* atomic write: RETH + 8 bytes */
 #define SIB_OPF_UC	BIT(21)	/* unreliable connected request */
+#define SIB_OPF_XRC	BIT(22)	/* XRC request or response */
+#define SIB_OPF_XRCETH	BIT(23)	/* has an XRCETH right after the BTH */
+#define SIB_OP_TRANSPORT_MASK	0xe0	/* the transport bits of an opcode */
 
 /**
  * struct sib_opcode_info - const description of one opcode

@@ -280,6 +280,7 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
 /**
  * sib_rkey_get() - resolve the R_Key of a remote access
  * @qp: responder QP
+ * @pd: PD the key must belong to: the QP's, or an XRC target's SRQ's
  * @rkey: R_Key from the RETH or AtomicETH (untrusted)
  * @access: IB_ACCESS_REMOTE_* the access needs
  * @va: address from the packet
@@ -292,20 +293,20 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
  * referenced MR to copy through (sib_mr_put()), or NULL: NAK with
  * remote access error.
  */
-struct sib_mr *sib_rkey_get(struct sib_qp *qp, u32 rkey, int access,
-			    u64 va, u32 len)
+struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
+			    int access, u64 va, u32 len)
 {
 	struct sib_mr *mr = NULL;
 	struct sib_mw *mw;
 
 	if (!(rkey & SIB_MW_KEY_BIT))
-		return sib_mr_get(qp->dev, qp->ibqp.pd, rkey, access);
+		return sib_mr_get(qp->dev, pd, rkey, access);
 	mw = sib_mw_get(qp->dev, rkey);
 	if (!mw)
 		return NULL;
 	spin_lock(&mw->lock);
 	if (mw->valid && mw->mr && mw->rkey == rkey &&
-	    mw->ibmw.pd == qp->ibqp.pd &&
+	    mw->ibmw.pd == pd &&
 	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
 	    !sib_mw_check(mw->addr, mw->length, mw->access, va, len, access) &&
 	    refcount_inc_not_zero(&mw->mr->ref))

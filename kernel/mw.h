@@ -43,8 +43,8 @@ int sib_dealloc_mw(struct ib_mw *ibmw);
 
 u8 sib_mw_bind(struct sib_qp *qp, const struct sib_send_wqe *w);
 int sib_key_invalidate(struct sib_qp *qp, u32 key);
-struct sib_mr *sib_rkey_get(struct sib_qp *qp, u32 rkey, int access,
-			    u64 va, u32 len);
+struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
+			    int access, u64 va, u32 len);
 int sib_mw_check(u64 mw_addr, u64 mw_len, int mw_access, u64 va, u64 len,
 		 int access);
 int sib_mw_bind_check(int mw_type, bool bound, u32 old_rkey, u32 new_rkey,

@@ -120,6 +120,9 @@ static void sib_opcode_test_unknown_are_invalid(struct kunit *test)
 			continue;
 		if ((op >= 0x20 && op <= 0x2b) || op == 0x16 || op == 0x17)
 			continue;
+		/* XRC: the RC codes 0x00..0x14 with the 101 prefix */
+		if (op >= 0xa0 && op <= 0xb4)
+			continue;
 		KUNIT_EXPECT_FALSE_MSG(test, sib_opcode(op)->flags & SIB_OPF_VALID,
 				       "opcode 0x%02x", op);
 	}
@@ -262,6 +265,7 @@ static void sib_opcode_test_self_consistent(struct kunit *test)
 			continue;
 		n++;
 		len += o->off_deth ? SIB_DETH_LEN : 0;
+		len += (o->flags & SIB_OPF_XRCETH) ? SIB_XRCETH_LEN : 0;
 		len += o->off_reth ? SIB_RETH_LEN : 0;
 		len += o->off_atmeth ? SIB_ATMETH_LEN : 0;
 		len += o->off_aeth ? SIB_AETH_LEN : 0;
@@ -298,6 +302,18 @@ static void sib_opcode_test_optional_layouts(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, sib_opcode(0x20 + i)->hdr_len,
 					    sib_opcode(i)->hdr_len, "op 0x%02x", 0x20 + i);
 		}
+	}
+	/* XRC: RC layout, plus an XRCETH after the BTH in every request */
+	for (i = 0; i <= 0x14; i++) {
+		const struct sib_opcode_info *x = sib_opcode(SIB_OP_XRC_BASE | i);
+		const struct sib_opcode_info *r = sib_opcode(i);
+
+		KUNIT_EXPECT_TRUE_MSG(test, x->flags & SIB_OPF_XRC, "op 0x%02x", i);
+		KUNIT_EXPECT_EQ_MSG(test, !!(x->flags & SIB_OPF_XRCETH),
+				    !!(r->flags & SIB_OPF_REQ), "op 0x%02x", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->hdr_len, r->hdr_len +
+				    ((r->flags & SIB_OPF_REQ) ? SIB_XRCETH_LEN : 0),
+				    "op 0x%02x", i);
 	}
 	for (i = 0x16; i <= 0x17; i++) {
 		const struct sib_opcode_info *o = sib_opcode(i);

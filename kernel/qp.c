@@ -200,8 +200,9 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	rq_stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
 				       qp->rq.max_sge * sizeof(struct sib_sge));
-	if (init->srq) {
-		/* receives come from the SRQ: no RQ ring at all */
+	if (init->srq || init->qp_type == IB_QPT_XRC_INI ||
+	    init->qp_type == IB_QPT_XRC_TGT) {
+		/* receives come from an SRQ or never: no RQ ring at all */
 		rq_num = 0;
 		rq_stride = 0;
 		qp->rq.max_sge = 0;
@@ -266,7 +267,7 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 }
 
 /**
- * sib_create_qp() - ib_device_ops.create_qp for RC, UC, UD and GSI QPs
+ * sib_create_qp() - ib_device_ops.create_qp: RC, UC, UD, GSI, XRC_INI, XRC_TGT
  * @ibqp: core-allocated QP
  * @init: attributes; caps are rounded up and written back
  * @udata: user data or NULL; answers struct sib_create_qp_resp
@@ -283,14 +284,21 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
-	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
+	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT)
 		return -EOPNOTSUPP;
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
 		return -EINVAL;
-	if (!init->send_cq || !init->recv_cq)
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		/* receive side only; its SRQs and CQs come with each packet */
+		if (!init->xrcd || init->srq)
+			return -EINVAL;
+	} else if (!init->send_cq ||
+		   (!init->recv_cq && init->qp_type != IB_QPT_XRC_INI)) {
 		return -EINVAL;
+	}
 	err = sib_qp_check_cap(init);
 	if (err)
 		return err;
@@ -630,6 +638,11 @@ static bool sib_opcode_ok(struct sib_qp *qp, u8 op)
 		       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
 		       op == IB_WR_SEND_WITH_INV || op == IB_WR_LOCAL_INV;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
+		       op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+		       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
 		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
@@ -711,6 +724,7 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 			return IB_WC_LOC_QP_OP_ERR;
 		w->wr.ud.remote_qpn &= SIB_QPN_MASK;
 	}
+	w->xrc_srqn &= SIB_QPN_MASK;
 	return IB_WC_SUCCESS;
 }
 
@@ -963,6 +977,8 @@ int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
 
 	if (qp->srq)
 		return sib_srq_fetch(qp->srq, rw);
+	if (qp->resp.xsrq)
+		return sib_srq_fetch(qp->resp.xsrq, rw);
 	if (!r->buf)
 		return -EINVAL;
 	prod = smp_load_acquire(&r->hdr->producer);
@@ -1040,9 +1056,16 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
  */
 void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
 {
+	struct sib_cq *cq = qp->rcq;
+
+	/* XRC target: the CQ of the XRC SRQ the WQE came from (IBTA 14.2) */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		cq = qp->resp.xsrq ? to_sib_cq(qp->resp.xsrq->ibsrq.ext.cq) : NULL;
+	if (!cq)
+		return;
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->port_num = 1;
-	sib_cq_post(qp->rcq, cqe, &qp->ibqp, solicited);
+	sib_cq_post(cq, cqe, &qp->ibqp, solicited);
 }
 
 /* IBTA 11.6.3.2: no WQE of the SRQ will be consumed by @qp any more */
@@ -1091,7 +1114,7 @@ void sib_qp_flush(struct sib_qp *qp)
 		qp->resp.have_rwqe = false;
 	}
 	/* WQEs still in an SRQ belong to the SRQ, not to this QP */
-	while (!qp->srq && sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
+	while (qp->rq.ring.buf && sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
 		memset(&c, 0, sizeof(c));
 		c.wr_id = qp->resp.rwqe.wr_id;
 		c.status = IB_WC_WR_FLUSH_ERR;

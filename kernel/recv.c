@@ -35,14 +35,45 @@ static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
 		       qp->ibqp.qp_type == IB_QPT_GSI;
 	if (opflags & SIB_OPF_UC)
 		return qp->ibqp.qp_type == IB_QPT_UC;
+	if (opflags & SIB_OPF_XRC)
+		return qp->ibqp.qp_type == ((opflags & SIB_OPF_REQ) ?
+					    IB_QPT_XRC_TGT : IB_QPT_XRC_INI);
 	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/*
+ * XRC packets reach the engines in RC form: the XRCETH's SRQ number moves
+ * into the packet info, the BTH closes the gap and takes the RC opcode with
+ * the same low bits (XRC responses have the RC layout already). The ICRC
+ * was checked on the packet as received.
+ */
+static int sib_xrc_to_rc(struct sk_buff *skb)
+{
+	struct sib_pkt *pkt = sib_pkt(skb);
+	const struct sib_xrceth *x;
+
+	if (sib_opcode(pkt->opcode)->flags & SIB_OPF_XRCETH) {
+		if (skb_ensure_writable(skb, pkt->hdr_len))
+			return -ENOMEM;
+		x = (const struct sib_xrceth *)(skb->data + SIB_BTH_LEN);
+		pkt->xrc_srqn = be32_to_cpu(x->srqn) & SIB_QPN_MASK;
+		memmove(skb->data + SIB_XRCETH_LEN, skb->data, SIB_BTH_LEN);
+		skb_pull(skb, SIB_XRCETH_LEN);
+		pkt->hdr_len -= SIB_XRCETH_LEN;
+	} else if (skb_ensure_writable(skb, SIB_BTH_LEN)) {
+		return -ENOMEM;
+	}
+	pkt->opcode &= ~SIB_OP_TRANSPORT_MASK;
+	skb->data[0] = pkt->opcode;
+	return 0;
 }
 
 /* Queue a checked packet on @qp's receive queue and get its work going. */
 static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 			  const struct sib_opcode_info *info, bool may_inline)
 {
-	if (!sib_qp_type_ok(qp, info->flags)) {
+	if (!sib_qp_type_ok(qp, info->flags) ||
+	    ((info->flags & SIB_OPF_XRC) && sib_xrc_to_rc(skb))) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_HDR);
 		kfree_skb(skb);
 		return;
@@ -256,6 +287,9 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
 			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
 			   skb->len);
+	/* an XRC target sends only responses, in the XRC opcode range */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		skb->data[0] |= SIB_OP_XRC_BASE;
 	/* a UD AH with its own flow label picks its own UDP source port */
 	sib_net_push_hdrs(dev, av, skb, av->flow_label ?
 			  rdma_flow_label_to_udp_sport(av->flow_label) :

@@ -160,6 +160,26 @@ static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
 	return true;
 }
 
+/* the transport bits of the opcodes @qp sends: RC, UC or XRC */
+static u8 sib_req_transport(const struct sib_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return SIB_OP_UC_BASE;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return SIB_OP_XRC_BASE;
+	return 0;
+}
+
+/* XRC: name the remote XRC SRQ the message is for (IBTA 14.2) */
+static void sib_req_xrceth(struct sk_buff *skb, const struct sib_swqe *sw,
+			   const struct sib_opcode_info *info)
+{
+	struct sib_xrceth *x = (struct sib_xrceth *)(skb->data + SIB_BTH_LEN);
+
+	if (info->flags & SIB_OPF_XRCETH)
+		x->srqn = cpu_to_be32(sw->wqe.xrc_srqn & SIB_QPN_MASK);
+}
+
 /*
  * Send the READ request of @sw, or, when qp->req.off is not 0, a new
  * request for the part not yet answered: its PSN is that of the first
@@ -168,7 +188,8 @@ static bool sib_req_may_start(struct sib_qp *qp, struct sib_swqe *sw)
  */
 static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 {
-	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_READ_REQ);
+	u8 opcode = SIB_OP_RC_READ_REQ | sib_req_transport(qp);
+	const struct sib_opcode_info *info = sib_opcode(opcode);
 	u32 done = qp->req.off / qp->mtu, off = done * qp->mtu;
 	struct sk_buff *skb;
 	struct sib_reth *reth;
@@ -177,11 +198,12 @@ static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 
 	if (done >= sw->npkts)
 		done = off = 0;
-	skb = sib_req_skb(qp, SIB_OP_RC_READ_REQ, 0, &bth, &pad);
+	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	sib_bth_set(bth, SIB_OP_RC_READ_REQ, false, 0, SIB_DEFAULT_PKEY,
+	sib_bth_set(bth, opcode, false, 0, SIB_DEFAULT_PKEY,
 		    qp->dest_qpn, true, qp->req.psn);
+	sib_req_xrceth(skb, sw, info);
 	reth = (struct sib_reth *)(skb->data + info->off_reth);
 	reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr + off);
 	reth->rkey = cpu_to_be32(sw->wqe.wr.rdma.rkey);
@@ -203,17 +225,19 @@ static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u8 opcode = sw->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
 		    SIB_OP_RC_CMP_SWAP : SIB_OP_RC_FETCH_ADD;
-	const struct sib_opcode_info *info = sib_opcode(opcode);
+	u8 wire = opcode | sib_req_transport(qp);
+	const struct sib_opcode_info *info = sib_opcode(wire);
 	struct sib_atmeth *atm;
 	struct sk_buff *skb;
 	struct sib_bth *bth;
 	u8 pad;
 
-	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
+	skb = sib_req_skb(qp, wire, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	sib_bth_set(bth, opcode, false, 0, SIB_DEFAULT_PKEY, qp->dest_qpn, true,
+	sib_bth_set(bth, wire, false, 0, SIB_DEFAULT_PKEY, qp->dest_qpn, true,
 		    qp->req.psn);
+	sib_req_xrceth(skb, sw, info);
 	atm = (struct sib_atmeth *)(skb->data + info->off_atmeth);
 	atm->va = cpu_to_be64(sw->wqe.wr.atomic.remote_addr);
 	atm->rkey = cpu_to_be32(sw->wqe.wr.atomic.rkey);
@@ -322,9 +346,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	}
 	paylen = min(mtu, sw->total_len - off);
 	last = off + paylen == sw->total_len;
-	opcode = sib_req_opcode(sw, first, last);
-	if (uc)
-		opcode |= SIB_OP_UC_BASE;
+	opcode = sib_req_opcode(sw, first, last) | sib_req_transport(qp);
 	info = sib_opcode(opcode);
 	skb = sib_req_skb(qp, opcode, paylen, &bth, &pad);
 	if (!skb)
@@ -336,6 +358,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		qp->req.since_ackreq = 0;
 	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
 		    pad, SIB_DEFAULT_PKEY, qp->dest_qpn, ackreq, qp->req.psn);
+	sib_req_xrceth(skb, sw, info);
 	if (info->flags & SIB_OPF_RETH) {
 		struct sib_reth *reth = (void *)(skb->data + info->off_reth);
 

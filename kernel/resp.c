@@ -21,6 +21,7 @@
 #include "mw.h"
 #include "net.h"
 #include "recv.h"
+#include "srq.h"
 
 enum sib_resp_res {
 	SIB_RESP_OK,
@@ -29,6 +30,38 @@ enum sib_resp_res {
 	SIB_RESP_NAK_ACC,
 	SIB_RESP_NAK_OP,
 };
+
+/* the PD in which keys are checked: an XRC target uses its SRQ's (14.2) */
+static struct ib_pd *sib_resp_pd(struct sib_qp *qp)
+{
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : qp->ibqp.pd;
+}
+
+/*
+ * XRC target: the SRQ the XRCETH names, for this packet only. It must be an
+ * XRC SRQ of the target QP's XRC domain; otherwise resp.xsrq stays NULL and
+ * the packet is answered with a NAK (invalid request).
+ */
+static void sib_resp_xrc_enter(struct sib_qp *qp, struct sk_buff *skb)
+{
+	struct sib_srq *srq = sib_srq_get(qp->dev, sib_pkt(skb)->xrc_srqn);
+
+	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+		    srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd)) {
+		sib_srq_put(srq);
+		srq = NULL;
+	}
+	if (!srq)
+		sib_counter_inc(qp->dev, SIB_CNT_XRC_BAD_SRQ);
+	qp->resp.xsrq = srq;
+}
+
+static void sib_resp_xrc_leave(struct sib_qp *qp)
+{
+	if (qp->resp.xsrq)
+		sib_srq_put(qp->resp.xsrq);
+	qp->resp.xsrq = NULL;
+}
 
 static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 {
@@ -122,7 +155,7 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 		return SIB_RESP_NAK_INV;
 	}
-	if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rs->rwqe.sge, rs->rwqe.num_sge,
+	if (sib_sgl_copy(qp->dev, sib_resp_pd(qp), rs->rwqe.sge, rs->rwqe.num_sge,
 			 rs->recv_off, skb->data + pkt->hdr_len, pkt->paylen,
 			 true)) {
 		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
@@ -202,7 +235,8 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 		}
 	}
 	if (pkt->paylen) {
-		mr = sib_rkey_get(qp, rs->w_rkey, IB_ACCESS_REMOTE_WRITE,
+		mr = sib_rkey_get(qp, sib_resp_pd(qp), rs->w_rkey,
+				  IB_ACCESS_REMOTE_WRITE,
 				  rs->w_va + rs->w_off, pkt->paylen);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
@@ -295,7 +329,8 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	if (len) {
 		if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_READ))
 			return SIB_RESP_NAK_ACC;
-		mr = sib_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
+		mr = sib_rkey_get(qp, sib_resp_pd(qp), rkey,
+				  IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
 		if (mr->type == SIB_MR_USER &&
@@ -313,6 +348,7 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	op->off = 0;
 	op->psn = sib_pkt(skb)->psn;
 	op->dup = dup;
+	op->pd = sib_resp_pd(qp);
 	if (!dup) {
 		rs->msn++;
 		rs->epsn = sib_psn_add(rs->epsn,
@@ -388,7 +424,8 @@ static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
 		return SIB_RESP_NAK_ACC;
 	if (be64_to_cpu(atm->va) & 7)
 		return SIB_RESP_NAK_INV;
-	mr = sib_rkey_get(qp, be32_to_cpu(atm->rkey), IB_ACCESS_REMOTE_ATOMIC,
+	mr = sib_rkey_get(qp, sib_resp_pd(qp), be32_to_cpu(atm->rkey),
+			  IB_ACCESS_REMOTE_ATOMIC,
 			  be64_to_cpu(atm->va), sizeof(u64));
 	if (!mr)
 		return SIB_RESP_NAK_ACC;
@@ -425,7 +462,8 @@ static enum sib_resp_res sib_resp_atomic_write(struct sib_qp *qp,
 		return SIB_RESP_NAK_INV;
 	if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return SIB_RESP_NAK_ACC;
-	mr = sib_rkey_get(qp, be32_to_cpu(reth->rkey), IB_ACCESS_REMOTE_WRITE,
+	mr = sib_rkey_get(qp, sib_resp_pd(qp), be32_to_cpu(reth->rkey),
+			  IB_ACCESS_REMOTE_WRITE,
 			  va, sizeof(val));
 	if (!mr)
 		return SIB_RESP_NAK_ACC;
@@ -473,7 +511,7 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 		sib_aeth_set((void *)(skb->data + info->off_aeth),
 			     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, op->msn);
 	if (paylen) {
-		mr = sib_rkey_get(qp, op->rkey, IB_ACCESS_REMOTE_READ,
+		mr = sib_rkey_get(qp, op->pd, op->rkey, IB_ACCESS_REMOTE_READ,
 				  op->va + op->off, paylen);
 		err = mr ? sib_mr_copy(mr, op->va + op->off,
 				       skb->data + info->hdr_len, paylen, false) :
@@ -678,7 +716,7 @@ static void sib_resp_uc(struct sib_qp *qp, struct sk_buff *skb, u32 flags)
 
 /**
  * sib_resp_rcv() - handle one request packet
- * @qp: RC, UC, UD or GSI QP
+ * @qp: RC, UC, UD, GSI or XRC target QP
  * @skb: validated packet; consumed
  *
  * Context: the QP's work.
@@ -704,6 +742,8 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_resp_uc(qp, skb, flags);
 		goto out;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		sib_resp_xrc_enter(qp, skb);
 	d = sib_psn_cmp(pkt->psn, qp->resp.epsn);
 	if (d < 0) {
 		sib_resp_duplicate(qp, skb, flags);
@@ -721,7 +761,8 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	qp->resp.nak_sent = false;
-	if (!sib_resp_seq_ok(qp, flags))
+	if (!sib_resp_seq_ok(qp, flags) ||
+	    (qp->ibqp.qp_type == IB_QPT_XRC_TGT && !qp->resp.xsrq))
 		res = SIB_RESP_NAK_INV;
 	else if (flags & SIB_OPF_SEND)
 		res = sib_resp_send(qp, skb, flags);
@@ -735,5 +776,6 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		res = sib_resp_read(qp, skb, false);
 	sib_resp_finish(qp, skb, flags, res);
 out:
+	sib_resp_xrc_leave(qp);
 	kfree_skb(skb);
 }

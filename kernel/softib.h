@@ -276,6 +276,7 @@ struct sib_read_op {
 	u32 psn;			/* PSN of the next response */
 	u32 msn;
 	bool dup;			/* answers a duplicate request */
+	struct ib_pd *pd;		/* PD the rkey is checked in (XRC: the SRQ's) */
 };
 
 #define SIB_RDQ_SIZE 128		/* == SIB_MAX_QP_RD_ATOM, power of two */
@@ -299,6 +300,7 @@ struct sib_resp_state {
 	u32 w_rkey;
 	u32 w_len;
 	u32 w_off;
+	struct sib_srq *xsrq;		/* XRC target: SRQ of the packet at hand */
 	struct sib_read_op rdq[SIB_RDQ_SIZE];
 	u32 rd_head, rd_tail;
 	struct sib_atom_res atom[SIB_ATOM_CACHE];
@@ -380,6 +382,7 @@ struct sib_pkt {
 	u32 psn;
 	u32 qpn;
 	u32 paylen;			/* payload bytes, no pad, no ICRC */
+	u32 xrc_srqn;			/* XRC requests: the XRCETH's SRQ number */
 	u16 hdr_len;
 	u8 opcode;
 	u8 net_type;			/* RDMA_NETWORK_IPV4/IPV6 */

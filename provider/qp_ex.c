@@ -311,6 +311,19 @@ static void sib_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
 
 	sib_wr_set_inline_data_list(ibqp, 1, &buf);
 }
+static void sib_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t remote_srqn)
+{
+	struct sib_qp *qp = ex_to_sib_qp(ibqp);
+
+	if (!qp->cur_wqe)
+		return;
+	if (ibqp->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		sib_ex_fail(qp, EINVAL);
+		return;
+	}
+	qp->cur_wqe->xrc_srqn = remote_srqn;
+}
+
 
 void sib_qp_ex_setup(struct sib_qp *qp, uint64_t ops)
 {
@@ -320,6 +333,7 @@ void sib_qp_ex_setup(struct sib_qp *qp, uint64_t ops)
 	ex->wr_complete = sib_wr_complete;
 	ex->wr_abort = sib_wr_abort;
 	ex->wr_set_ud_addr = sib_wr_set_ud_addr;
+	ex->wr_set_xrc_srqn = sib_wr_set_xrc_srqn;
 	ex->wr_set_sge = sib_wr_set_sge;
 	ex->wr_set_sge_list = sib_wr_set_sge_list;
 	ex->wr_set_inline_data = sib_wr_set_inline_data;

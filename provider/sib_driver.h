@@ -485,6 +485,39 @@ struct ibv_create_srq {
 	};
 };
 
+struct ibv_create_xsrq {
+	struct ib_uverbs_cmd_hdr hdr;
+	union {
+		struct {
+			__aligned_u64 response;
+			__aligned_u64 user_handle;
+			__u32 srq_type;
+			__u32 pd_handle;
+			__u32 max_wr;
+			__u32 max_sge;
+			__u32 srq_limit;
+			__u32 max_num_tags;
+			__u32 xrcd_handle;
+			__u32 cq_handle;
+			__aligned_u64 driver_data[];
+		};
+		struct ib_uverbs_create_xsrq core_payload;
+	};
+};
+
+struct ibv_open_xrcd {
+	struct ib_uverbs_cmd_hdr hdr;
+	union {
+		struct {
+			__aligned_u64 response;
+			__u32 fd;
+			__u32 oflags;
+			__aligned_u64 driver_data[];
+		};
+		struct ib_uverbs_open_xrcd core_payload;
+	};
+};
+
 struct ibv_modify_srq {
 	struct ib_uverbs_cmd_hdr hdr;
 	union {
@@ -633,6 +666,9 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq, struct ibv_srq_in
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask, struct ibv_modify_srq *cmd, size_t cmd_size);
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq, struct ibv_srq_init_attr_ex *attr_ex, struct ibv_create_xsrq *cmd, size_t cmd_size, struct ib_uverbs_create_srq_resp *resp, size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd, int vxrcd_size, struct ibv_xrcd_init_attr *attr, struct ibv_open_xrcd *cmd, size_t cmd_size, struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp, struct ibv_qp_init_attr_ex *qp_attr, struct ibv_create_qp_ex *cmd, size_t cmd_size, struct ib_uverbs_ex_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_modify_qp *cmd, size_t cmd_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr, int attr_mask, struct ibv_qp_init_attr *qp_init_attr, struct ibv_query_qp *cmd, size_t cmd_size);

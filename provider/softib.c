@@ -394,11 +394,15 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	.detach_mcast = ibv_cmd_detach_mcast,
 	/* shared receive queues */
 	.create_srq = sib_create_srq,
+	.create_srq_ex = sib_create_srq_ex,
 	.modify_srq = sib_modify_srq,
 	.query_srq = sib_query_srq,
 	.post_srq_recv = sib_post_srq_recv,
 	.get_srq_num = sib_get_srq_num,
 	.destroy_srq = sib_destroy_srq,
+	/* XRC domains */
+	.open_xrcd = sib_open_xrcd,
+	.close_xrcd = sib_close_xrcd,
 };
 
 static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,

@@ -346,6 +346,14 @@ int sib_sq_publish(struct sib_qp *qp);
 /** sib_create_srq() - ibv_create_srq verb. */
 struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr);
+/** sib_create_srq_ex() - ibv_create_srq_ex verb: basic and XRC SRQs. */
+struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr);
+/** sib_open_xrcd() - ibv_open_xrcd verb. */
+struct ibv_xrcd *sib_open_xrcd(struct ibv_context *ctx,
+			       struct ibv_xrcd_init_attr *attr);
+/** sib_close_xrcd() - ibv_close_xrcd verb. */
+int sib_close_xrcd(struct ibv_xrcd *xrcd);
 /** sib_modify_srq() - ibv_modify_srq verb. */
 int sib_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
 /** sib_query_srq() - ibv_query_srq verb. */

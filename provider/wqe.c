@@ -15,15 +15,18 @@ int sib_opcode_valid(enum ibv_qp_type qpt, enum ibv_wr_opcode opcode)
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		return qpt == IBV_QPT_RC || qpt == IBV_QPT_UC ||
-		       qpt == IBV_QPT_UD;
+		       qpt == IBV_QPT_UD || qpt == IBV_QPT_XRC_SEND;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return qpt == IBV_QPT_RC || qpt == IBV_QPT_UC ||
+		       qpt == IBV_QPT_XRC_SEND;
 	case IBV_WR_LOCAL_INV:
 	case IBV_WR_BIND_MW:
 		return qpt == IBV_QPT_RC || qpt == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return qpt == IBV_QPT_RC || qpt == IBV_QPT_XRC_SEND;
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_ATOMIC_WRITE:
 		return qpt == IBV_QPT_RC;
@@ -137,6 +140,8 @@ int sib_build_send_wqe(void *slot, uint32_t stride,
 	err = sib_fill_wr_union(wqe, wr, qpt);
 	if (err)
 		return err;
+	if (qpt == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 
 	if (flags & SIB_SEND_INLINE) {
 		if (wr->opcode == IBV_WR_RDMA_READ ||

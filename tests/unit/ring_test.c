@@ -135,7 +135,7 @@ static void test_wqe_opcodes(void)
 		SIB_CHECK(w->wr_id == wr.wr_id && w->opcode == ops[i] &&
 			  w->num_sge == 2 && w->send_flags == SIB_SEND_SIGNALED &&
 			  w->inline_len == 0 && !w->reserved0 &&
-			  !w->reserved1[0] && !w->reserved1[1],
+			  !w->xrc_srqn && !w->reserved1,
 			  "RC opcode %d header", ops[i]);
 		SIB_CHECK(!memcmp(t_wqe_sge(w), sge, sizeof(sge)),
 			  "RC opcode %d sge list", ops[i]);

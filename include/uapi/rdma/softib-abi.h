@@ -133,7 +133,8 @@ struct sib_send_wqe {
 			__aligned_u64 length;
 		} bind;
 	} wr;
-	__u32 reserved1[2];
+	__u32 xrc_srqn;		/* XRC_INI QPs: the remote XRC SRQ number */
+	__u32 reserved1;
 };
 
 #define SIB_SEND_WQE_HDR_SIZE 64
