@@ -69,9 +69,33 @@ static u32 sib_crc32(u32 crc, const void *data, unsigned int len)
 	return crc32_le(crc, data, len);
 }
 
+/* CRC over @len bytes of @skb from @off (linear part, page fragments) */
+static u32 sib_crc32_skb(u32 crc, struct sk_buff *skb, unsigned int off,
+			 unsigned int len)
+{
+	struct skb_seq_state st;
+	unsigned int consumed = 0, n;
+	const u8 *data;
+
+	if (off + len <= skb_headlen(skb))
+		return sib_crc32(crc, skb->data + off, len);
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(consumed, &data, &st)) != 0) {
+		n = min(n, len - consumed);
+		crc = sib_crc32(crc, data, n);
+		consumed += n;
+		if (consumed >= len) {
+			skb_abort_seq_read(&st);
+			break;
+		}
+	}
+	return crc;
+}
+
 /**
- * sib_icrc() - compute the ICRC of a linear RoCEv2 packet
- * @skb: packet; network and transport headers set, headers linear
+ * sib_icrc() - compute the ICRC of a RoCEv2 packet
+ * @skb: packet; network and transport headers set and linear, the BTH
+ *	 linear, the rest may be in page fragments
  * @bth_off: offset of the BTH from skb->data
  * @len: bytes from the BTH up to (not including) the ICRC
  *
@@ -110,6 +134,6 @@ u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len)
 	bth->qpn |= cpu_to_be32(~SIB_QPN_MASK);
 	n = iplen + sizeof(*udp) + SIB_BTH_LEN;
 	crc = sib_crc32(SIB_ICRC_SEED, hdr, n);
-	crc = sib_crc32(crc, skb->data + bth_off + SIB_BTH_LEN, len - SIB_BTH_LEN);
+	crc = sib_crc32_skb(crc, skb, bth_off + SIB_BTH_LEN, len - SIB_BTH_LEN);
 	return ~crc;
 }

@@ -576,3 +576,221 @@ void sib_mr_bind_put(struct sib_mr *mr)
 {
 	atomic_dec(&mr->num_mw);
 }
+
+/*
+ * Packet <-> MR transfers. A walk over the pages of an MR range calls
+ * @fn for each piece that lies inside one page; @arg carries the other
+ * side (a packet and an offset in it).
+ */
+struct sib_skb_io {
+	struct sk_buff *skb;
+	u32 off;		/* SIB_IO_FROM_SKB: next byte of @skb to read */
+};
+
+typedef int (*sib_page_fn)(struct sib_skb_io *io, struct page *page,
+			   void *va, u32 poff, u32 n);
+
+static int sib_page_from_skb(struct sib_skb_io *io, struct page *page,
+			     void *va, u32 poff, u32 n);
+
+/* MRs of other kinds: through a small buffer and sib_mr_copy() */
+static int sib_mr_bounce_from_skb(struct sib_mr *mr, u64 iova, u32 len,
+				  struct sib_skb_io *io)
+{
+	u8 tmp[256];
+	int err;
+
+	while (len) {
+		u32 n = min_t(u32, len, sizeof(tmp));
+
+		if (skb_copy_bits(io->skb, io->off, tmp, n))
+			return -EFAULT;
+		err = sib_mr_copy(mr, iova, tmp, n, true);
+		if (err)
+			return err;
+		io->off += n;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
+		       sib_page_fn fn, struct sib_skb_io *io)
+{
+	u64 off;
+	int err;
+
+	if (!len)
+		return 0;
+	if (mr->type == SIB_MR_DMA)
+		return fn(io, NULL, (void *)(uintptr_t)iova, 0, len);
+	if (mr->type != SIB_MR_USER || !mr->pages)
+		return fn == sib_page_from_skb ?
+		       sib_mr_bounce_from_skb(mr, iova, len, io) : -EOPNOTSUPP;
+	if (iova < mr->iova || len > mr->length ||
+	    iova - mr->iova > mr->length - len)
+		return -EFAULT;
+	off = iova - mr->iova + mr->page_off;
+	while (len) {
+		unsigned long pg = off >> PAGE_SHIFT;
+		u32 poff = off & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - poff);
+
+		if (pg >= mr->npages)
+			return -EFAULT;
+		err = fn(io, mr->pages[pg], NULL, poff, n);
+		if (err)
+			return err;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* copy the next @n bytes of io->skb into a page (or kernel VA) */
+static int sib_page_from_skb(struct sib_skb_io *io, struct page *page,
+			     void *va, u32 poff, u32 n)
+{
+	int err;
+
+	if (page) {
+		va = kmap_local_page(page);
+		err = skb_copy_bits(io->skb, io->off, va + poff, n);
+		kunmap_local(va);
+	} else {
+		err = skb_copy_bits(io->skb, io->off, va, n);
+	}
+	io->off += n;
+	return err ? -EFAULT : 0;
+}
+
+/* reference a page piece as the next fragment of io->skb */
+static int sib_page_to_frag(struct sib_skb_io *io, struct page *page,
+			    void *va, u32 poff, u32 n)
+{
+	struct sk_buff *skb = io->skb;
+	int i = skb_shinfo(skb)->nr_frags;
+
+	if (!page)
+		return -EOPNOTSUPP;	/* kernel VA: the caller copies */
+	if (i >= MAX_SKB_FRAGS - 1)	/* one is left for the trailer */
+		return -EMSGSIZE;
+	get_page(page);
+	skb_fill_page_desc(skb, i, page, poff, n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/*
+ * Walk @len bytes of a scatter/gather list from message offset @off with
+ * @fn; each SGE's lkey is looked up with @access.
+ */
+static int sib_sgl_walk(struct sib_dev *dev, struct ib_pd *pd,
+			const struct sib_sge *sge, u32 num_sge, u32 off,
+			u32 len, int access, sib_page_fn fn,
+			struct sib_skb_io *io)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		struct sib_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - off);
+		mr = sib_mr_get(dev, pd, sge[i].lkey, access);
+		if (!mr)
+			return -EINVAL;
+		err = sib_mr_walk(mr, sge[i].addr + off, n, fn, io);
+		sib_mr_put(mr);
+		if (err)
+			return err;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/**
+ * sib_mr_copy_skb() - copy packet payload into an MR
+ * @mr: referenced MR
+ * @iova: start address in the MR's address space (untrusted)
+ * @skb: packet, linear or not
+ * @skb_off: offset of the first byte to copy from @skb->data
+ * @len: bytes
+ *
+ * The one copy of the receive path: straight from the packet's linear
+ * part and page fragments into the MR's pages, no linearizing.
+ * Context: process or softirq. Return: 0, -EFAULT when the range is
+ * not inside the MR or @skb is too short, -EOPNOTSUPP for an MR
+ * without pages.
+ */
+int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 skb_off, u32 len)
+{
+	struct sib_skb_io io = { .skb = skb, .off = skb_off };
+
+	return sib_mr_walk(mr, iova, len, sib_page_from_skb, &io);
+}
+
+/**
+ * sib_sgl_copy_skb() - copy packet payload into a scatter/gather list
+ * @dev: device
+ * @pd: PD of the QP
+ * @sge: validated copy of the receive SGEs
+ * @num_sge: entries in @sge
+ * @off: message offset where the copy starts
+ * @skb: packet, linear or not
+ * @skb_off: offset of the first payload byte from @skb->data
+ * @len: bytes
+ *
+ * Like sib_sgl_copy() with @to_mr set, reading from @skb.
+ * Context: process or softirq. Return: 0, -EINVAL for a bad lkey or
+ * missing IB_ACCESS_LOCAL_WRITE, -EFAULT for a range outside the MR or
+ * the SGEs.
+ */
+int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
+		     const struct sib_sge *sge, u32 num_sge, u32 off,
+		     struct sk_buff *skb, u32 skb_off, u32 len)
+{
+	struct sib_skb_io io = { .skb = skb, .off = skb_off };
+
+	return sib_sgl_walk(dev, pd, sge, num_sge, off, len,
+			    IB_ACCESS_LOCAL_WRITE, sib_page_from_skb, &io);
+}
+
+/**
+ * sib_sgl_add_frags() - append message bytes to a packet without copying
+ * @dev: device
+ * @pd: PD of the QP
+ * @sge: validated copy of the send SGEs
+ * @num_sge: entries in @sge
+ * @off: message offset of the first byte
+ * @skb: packet under construction; its linear part ends at the payload
+ * @len: bytes
+ *
+ * Adds the pinned pages of user MRs as page fragments of @skb, each with
+ * a page reference that the skb drops when it is freed (so the pages
+ * outlive a deregistration while the packet is in flight). Only for
+ * transports that complete a WQE after the peer acknowledged it (RC),
+ * never for ones that complete on transmit (UD).
+ * Context: process or softirq. Return: 0; -EMSGSIZE (too many pieces),
+ * -EOPNOTSUPP (an MR without pages): @skb may hold some fragments, the
+ * caller frees it and copies instead; -EINVAL/-EFAULT as sib_sgl_copy().
+ */
+int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
+		      const struct sib_sge *sge, u32 num_sge, u32 off,
+		      struct sk_buff *skb, u32 len)
+{
+	struct sib_skb_io io = { .skb = skb };
+
+	return sib_sgl_walk(dev, pd, sge, num_sge, off, len, 0,
+			    sib_page_to_frag, &io);
+}

@@ -34,4 +34,13 @@ int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key);
 struct sib_mr *sib_mr_bind_get(struct sib_dev *dev, struct ib_pd *pd, u32 lkey);
 void sib_mr_bind_put(struct sib_mr *mr);
 
+int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 skb_off, u32 len);
+int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
+		     const struct sib_sge *sge, u32 num_sge, u32 off,
+		     struct sk_buff *skb, u32 skb_off, u32 len);
+int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
+		      const struct sib_sge *sge, u32 num_sge, u32 off,
+		      struct sk_buff *skb, u32 len);
+
 #endif

@@ -283,8 +283,10 @@ static void sib_put_icrc(struct sk_buff *skb)
 {
 	unsigned int bth_off = skb_transport_offset(skb) + sizeof(struct udphdr);
 	unsigned int len = skb->len - bth_off - SIB_ICRC_LEN;
+	__le32 icrc = cpu_to_le32(sib_icrc(skb, bth_off, len));
 
-	put_unaligned_le32(sib_icrc(skb, bth_off, len), skb->data + bth_off + len);
+	/* the trailer may sit in a page fragment */
+	skb_store_bits(skb, bth_off + len, &icrc, sizeof(icrc));
 }
 
 static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
@@ -350,7 +352,9 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
 	}
 	sib_put_icrc(skb);
 	udp->check = csum_ipv6_magic(&ip6->saddr, &ip6->daddr, ulen,
-				     IPPROTO_UDP, csum_partial(udp, ulen, 0));
+				     IPPROTO_UDP,
+				     skb_checksum(skb, skb_transport_offset(skb),
+						  ulen, 0));
 	if (!udp->check)
 		udp->check = CSUM_MANGLED_0;
 	skb->ip_summed = CHECKSUM_NONE;

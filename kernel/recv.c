@@ -146,9 +146,12 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	struct sib_bth *bth;
 	struct sib_qp *qp;
 	unsigned int pad;
+	__le32 icrc_buf;
+	const __le32 *icrc;
 
 	sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
-	if (skb->len < SIB_BTH_LEN + SIB_ICRC_LEN)
+	if (skb->len < SIB_BTH_LEN + SIB_ICRC_LEN ||
+	    !pskb_may_pull(skb, SIB_BTH_LEN))
 		goto bad_hdr;
 	bth = (struct sib_bth *)skb->data;
 	info = sib_opcode(bth->opcode);
@@ -156,6 +159,10 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (!(info->flags & SIB_OPF_VALID) || sib_bth_tver(bth) ||
 	    skb->len < info->hdr_len + pad + SIB_ICRC_LEN)
 		goto bad_hdr;
+	/* the engines read headers at skb->data, payload with skb_copy_bits */
+	if (!pskb_may_pull(skb, info->hdr_len))
+		goto bad_hdr;
+	bth = (struct sib_bth *)skb->data;
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = bth->opcode;
 	pkt->hdr_len = info->hdr_len;
@@ -173,11 +180,14 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
 	}
-	if (!loopback &&
-	    sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
-	    get_unaligned_le32(skb->data + skb->len - SIB_ICRC_LEN)) {
-		sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
-		goto drop;
+	if (!loopback) {
+		icrc = skb_header_pointer(skb, skb->len - SIB_ICRC_LEN,
+					  SIB_ICRC_LEN, &icrc_buf);
+		if (!icrc || sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
+		    le32_to_cpu(*icrc)) {
+			sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
+			goto drop;
+		}
 	}
 	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, pkt->paylen);
 	if (pkt->qpn == IB_MULTICAST_QPN) {
@@ -227,7 +237,8 @@ int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 						(enum rdma_driver_id)SIB_DRIVER_ID);
 	if (!ibdev)
 		goto drop;
-	if (skb_linearize(skb))
+	/* headers are pulled as needed, the payload stays in fragments */
+	if (!pskb_may_pull(skb, sizeof(*udp) + SIB_BTH_LEN))
 		goto put;
 	udp = udp_hdr(skb);
 	ulen = ntohs(udp->len);

@@ -64,6 +64,79 @@ static int sib_req_payload(struct sib_qp *qp, struct sib_swqe *sw, u32 off,
 			    off, buf, len, false);
 }
 
+/* below this many payload bytes a copy is cheaper than page references */
+#define SIB_ZCOPY_MIN	512
+
+/* @n zeroed bytes (pad and ICRC) as the last fragment of @skb */
+static int sib_req_add_trailer(struct sk_buff *skb, unsigned int n)
+{
+	void *p = netdev_alloc_frag(SMP_CACHE_BYTES);
+	struct page *page;
+
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, n);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   p - page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += SMP_CACHE_BYTES;
+	return 0;
+}
+
+/*
+ * An RC (or UC) request packet: @hdr_len zeroed header bytes, then @len bytes of
+ * the message at @off, pad and room for the ICRC. Payload in user MRs is
+ * referenced as page fragments (the WQE completes only after the peer's
+ * ACK, so the pages are not reused while a packet may need them); inline
+ * data, kernel MRs, small payloads and lists of too many pieces are
+ * copied. Return: the packet, NULL when out of memory (try again later),
+ * ERR_PTR(-EINVAL/-EFAULT) for an SGE that does not work.
+ */
+static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
+				      u32 off, unsigned int hdr_len, u32 len,
+				      u8 *pad)
+{
+	struct sk_buff *skb;
+	int err;
+
+	*pad = (4 - (len & 3)) & 3;
+	/* UC completes on transmit: its pages may be reused at once */
+	if (len >= SIB_ZCOPY_MIN && !(sw->wqe.send_flags & SIB_SEND_INLINE) &&
+	    (qp->ibqp.qp_type == IB_QPT_RC ||
+	     qp->ibqp.qp_type == IB_QPT_XRC_INI)) {
+		skb = sib_skb_alloc(qp->dev, hdr_len);
+		if (!skb)
+			return NULL;
+		memset(skb->data, 0, hdr_len);
+		err = sib_sgl_add_frags(qp->dev, qp->ibqp.pd, sw->sge,
+					sw->wqe.num_sge, off, skb, len);
+		if (!err)
+			err = sib_req_add_trailer(skb, *pad + SIB_ICRC_LEN);
+		if (!err) {
+			/* user pages: their bytes may change under the skb */
+			skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+			sib_counter_inc(qp->dev, SIB_CNT_ZCOPY_PKTS);
+			return skb;
+		}
+		kfree_skb(skb);
+		if (err != -EMSGSIZE && err != -EOPNOTSUPP && err != -ENOMEM)
+			return ERR_PTR(err);
+	}
+	skb = sib_skb_alloc(qp->dev, hdr_len + len + *pad + SIB_ICRC_LEN);
+	if (!skb)
+		return NULL;
+	memset(skb->data, 0, hdr_len);
+	memset(skb->data + hdr_len + len, 0, *pad + SIB_ICRC_LEN);
+	err = sib_req_payload(qp, sw, off, skb->data + hdr_len, len);
+	if (err) {
+		kfree_skb(skb);
+		return ERR_PTR(err);
+	}
+	return skb;
+}
+
 /* a WQE failed locally: complete it with @status and fail the QP */
 static enum sib_req_step sib_req_fail(struct sib_qp *qp, struct sib_swqe *sw,
 				      u8 status)
@@ -348,9 +421,15 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	last = off + paylen == sw->total_len;
 	opcode = sib_req_opcode(sw, first, last) | sib_req_transport(qp);
 	info = sib_opcode(opcode);
-	skb = sib_req_skb(qp, opcode, paylen, &bth, &pad);
+	skb = sib_req_rc_skb(qp, sw, off, info->hdr_len, paylen, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
+	if (IS_ERR(skb)) {
+		if (qp->sq.comp != qp->sq.req)
+			return SIB_REQ_IDLE;	/* fail once all before are done */
+		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
+	}
+	bth = (struct sib_bth *)skb->data;
 	ackreq = !uc && (last ||
 			 ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
 			 !sib_win_may_send(qp, inflight + 1));
@@ -375,12 +454,6 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		memcpy(&key, &sw->wqe.ex, sizeof(key));
 		ieth = cpu_to_be32(key);
 		memcpy(skb->data + info->off_ieth, &ieth, SIB_IETH_LEN);
-	}
-	if (sib_req_payload(qp, sw, off, skb->data + info->hdr_len, paylen)) {
-		kfree_skb(skb);
-		if (qp->sq.comp != qp->sq.req)
-			return SIB_REQ_IDLE;	/* fail once all before are done */
-		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
 	}
 	if (!uc)
 		sib_win_sent(qp, qp->req.psn, ackreq);

@@ -155,9 +155,9 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 		return SIB_RESP_NAK_INV;
 	}
-	if (sib_sgl_copy(qp->dev, sib_resp_pd(qp), rs->rwqe.sge, rs->rwqe.num_sge,
-			 rs->recv_off, skb->data + pkt->hdr_len, pkt->paylen,
-			 true)) {
+	if (sib_sgl_copy_skb(qp->dev, sib_resp_pd(qp), rs->rwqe.sge,
+			     rs->rwqe.num_sge, rs->recv_off, skb, pkt->hdr_len,
+			     pkt->paylen)) {
 		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
 		return SIB_RESP_NAK_OP;
 	}
@@ -240,8 +240,8 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 				  rs->w_va + rs->w_off, pkt->paylen);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
-		err = sib_mr_copy(mr, rs->w_va + rs->w_off,
-				  skb->data + pkt->hdr_len, pkt->paylen, true);
+		err = sib_mr_copy_skb(mr, rs->w_va + rs->w_off, skb,
+				      pkt->hdr_len, pkt->paylen);
 		sib_mr_put(mr);
 		if (err)
 			return SIB_RESP_NAK_ACC;
@@ -467,7 +467,10 @@ static enum sib_resp_res sib_resp_atomic_write(struct sib_qp *qp,
 			  va, sizeof(val));
 	if (!mr)
 		return SIB_RESP_NAK_ACC;
-	memcpy(&val, skb->data + pkt->hdr_len, sizeof(val));
+	if (skb_copy_bits(skb, pkt->hdr_len, &val, sizeof(val))) {
+		sib_mr_put(mr);
+		return SIB_RESP_NAK_INV;
+	}
 	spin_lock_bh(&sib_atomic_lock);
 	err = sib_mr_copy(mr, va, &val, sizeof(val), true);
 	spin_unlock_bh(&sib_atomic_lock);
@@ -593,9 +596,9 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 		c.status = IB_WC_LOC_LEN_ERR;
 	} else if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge, 0,
 				grh, sizeof(grh), true) ||
-		   sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge,
-				sizeof(grh), skb->data + pkt->hdr_len,
-				pkt->paylen, true)) {
+		   sib_sgl_copy_skb(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge,
+				    sizeof(grh), skb, pkt->hdr_len,
+				    pkt->paylen)) {
 		c.status = IB_WC_LOC_PROT_ERR;
 	} else {
 		c.status = IB_WC_SUCCESS;
