@@ -1,0 +1,86 @@
+#!/bin/bash
+# scale.sh: many QPs on one device.  2048 RC QPs created, connected in pairs and each used
+# (tools/perf/sib-memuse: one 32-byte RDMA WRITE per QP, every one checked), and perftest
+# ib_write_bw with 64 QPs; on softib also that RC payload went out as page fragments
+# (hw counter zero_copy_pkts).  Meant to run inside a tools/vm-run guest.
+set -euo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/scale.sh [--dev DEV] [--addr IP] [--qps N] [--results FILE]
+
+Prints "RESULT <name> ok|FAIL <detail>" lines (also appended to FILE) for qps_many (N QPs,
+default 2048, created in four batches, connected, one checked WRITE each, destroyed;
+sib-memuse exits 0), write_bw_q64 (ib_write_bw -q 64 -s 65536: both sides exit 0, the
+client reports 65536-byte results for all its iterations and a positive bandwidth) and,
+when DEV has the counter, zero_copy (zero_copy_pkts grew by at least the 4 KiB packets of
+that run's payload).  Exit status 0 iff all ok.
+USAGE
+}
+DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null NQP=2048 ITERS=20 PORT=18530
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--dev) DEV=${2:?}; shift 2 ;;
+	--addr) ADDR=${2:?}; shift 2 ;;
+	--qps) NQP=${2:?}; shift 2 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	*) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$HERE/../..
+OUT=$(mktemp -d /tmp/scale.XXXXXX)
+nok=0 nfail=0
+result() { # name ok|FAIL detail
+	echo "RESULT $1 $2 ${3:-}"
+	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+counter() { cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1" 2>/dev/null || echo ""; }
+GID=$("$REPO/tools/roce-gid-index" --addr "$ADDR" "$DEV")
+MTU=$(ibv_devinfo -d "$DEV" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -1)
+
+echo "== sib-memuse -d $DEV -g $GID -q $NQP"
+rc=0; timeout -s KILL 600 "$REPO/tools/perf/sib-memuse" -d "$DEV" -g "$GID" -q "$NQP" \
+	>"$OUT/memuse" 2>&1 || rc=$?
+cat "$OUT/memuse"
+if ((rc == 0)) && grep -q "^qp_used $DEV $NQP QPs connected" "$OUT/memuse"; then
+	result qps_many ok "$NQP QPs used; $(grep '^qp_bytes' "$OUT/memuse" | cut -d' ' -f3-6) bytes/QP"
+else
+	result qps_many FAIL "sib-memuse exit $rc: $(tail -1 "$OUT/memuse")"
+fi
+
+echo "== ib_write_bw -q 64 -s 65536 -n $ITERS"
+z0=$(counter zero_copy_pkts)
+timeout -s KILL 300 ib_write_bw -d "$DEV" -x "$GID" -F -p $PORT -q 64 -s 65536 -n $ITERS \
+	--report_gbits >"$OUT/server" 2>&1 &
+spid=$!
+for i in $(seq 150); do
+	ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
+	kill -0 $spid 2>/dev/null || break
+	sleep 0.1
+done
+crc=0; timeout -s KILL 300 ib_write_bw -d "$DEV" -x "$GID" -F -p $PORT -q 64 -s 65536 -n $ITERS \
+	--report_gbits "$ADDR" >"$OUT/client" 2>&1 || crc=$?
+src=0; wait $spid || src=$?
+z1=$(counter zero_copy_pkts)
+sed 's/^/   /' "$OUT/client"
+read -r b it _ bw _ <<<"$(awk '$1 == 65536 && NF >= 5 { print; exit }' "$OUT/client")" || true
+why=""
+((src == 0)) || why+=" server exit $src;"
+((crc == 0)) || why+=" client exit $crc;"
+[[ ${b:-} == 65536 && ${it:-} == "$ITERS" ]] || why+=" client reports ${it:-no} iterations of ${b:-?} B;"
+[[ ${bw:-} =~ ^[0-9.]+$ ]] && awk -v v="$bw" 'BEGIN { exit !(v > 0) }' || why+=" no positive bandwidth;"
+if [[ -z $why ]]; then result write_bw_q64 ok "$bw Gb/s"; else why=${why# }; result write_bw_q64 FAIL "${why%;}"; fi
+
+if [[ -n $z0 && -n $z1 ]]; then
+	# every full-MTU packet of the 64 x ITERS x 64 KiB payload is big enough for fragments
+	want=$(( 64 * ITERS * 65536 / ${MTU:-4096} ))
+	if (( z1 - z0 >= want )); then
+		result zero_copy ok "zero_copy_pkts +$((z1 - z0)) (>= $want)"
+	else
+		result zero_copy FAIL "zero_copy_pkts +$((z1 - z0)), want >= $want"
+	fi
+fi
+echo "scale: $nok ok, $nfail failed on $DEV"
+((nfail == 0))
