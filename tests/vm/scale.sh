@@ -11,8 +11,8 @@ Usage: tests/vm/scale.sh [--dev DEV] [--addr IP] [--qps N] [--results FILE]
 Prints "RESULT <name> ok|FAIL <detail>" lines (also appended to FILE) for qps_many (N QPs,
 default 2048, created in four batches, connected, one checked WRITE each, destroyed;
 sib-memuse exits 0), write_bw_q64 (ib_write_bw -q 64 -s 65536: both sides exit 0, the
-client reports 65536-byte results for all 64 x N iterations and a positive bandwidth) and,
-when DEV has the counter, zero_copy (zero_copy_pkts grew by at least the 4 KiB packets of
+client reports 65536-byte results for all 64 x 20 iterations and a positive bandwidth) and,
+when DEV has the counter, zero_copy (zero_copy_pkts grew by at least the full-MTU packets of
 that run's payload).  Exit status 0 iff all ok.
 USAGE
 }
