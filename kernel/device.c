@@ -192,6 +192,7 @@ static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC;
 	resp.cqe_size = SIB_CQE_SIZE;
 	resp.send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
 	resp.recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
@@ -200,6 +201,22 @@ static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 }
 
 static void sib_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+/*
+ * The device is going away (rdma link delete, netdev removal, rmmod)
+ * while a process still has it open. Before calling this the core has
+ * destroyed every object of @uctx through the ordinary destroy verbs:
+ * destroy_qp stops each QP's work and timers and waits for packets in
+ * flight, and every ring freed on the way had its magic cleared, which
+ * the provider reports as EIO (see queue.c). Nothing of ours is left to
+ * take away; the process gets EIO from every later command and
+ * IB_EVENT_DEVICE_FATAL on its async fd. Having this op is what lets the
+ * core unregister the device without waiting for processes to exit, and
+ * lets rmmod proceed while a uverbs file is open.
+ */
+static void sib_disassociate_ucontext(struct ib_ucontext *uctx)
 {
 }
 
@@ -237,6 +254,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	.get_hw_stats = sib_get_hw_stats,
 	.alloc_ucontext = sib_alloc_ucontext,
 	.dealloc_ucontext = sib_dealloc_ucontext,
+	.disassociate_ucontext = sib_disassociate_ucontext,
 	.mmap = sib_mmap,
 	.mmap_free = sib_mmap_free,
 	.dealloc_driver = sib_dealloc_driver,

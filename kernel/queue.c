@@ -4,9 +4,19 @@
  * layout in kernel memory for kernel objects.
  *
  * Lifetime: a ring of a user object is handed to an rdma_user_mmap_entry
- * when exposed. Destroying the object only removes the entry; the memory
- * is freed in sib_mmap_free() once no mapping is left, so a process that
- * still has the ring mapped never sees freed pages.
+ * when exposed. Destroying the object removes the entry and sib_mmap_free()
+ * vfree()s the memory, but remap_vmalloc_range() gave every mapping its
+ * own page references, so a process that still has the ring mapped keeps
+ * the pages and never sees freed memory.
+ *
+ * Liveness: the header's magic word is SIB_RING_MAGIC from allocation
+ * until the object is destroyed, when sib_ring_free() clears it. That is
+ * how a process learns that its objects are gone when the device was
+ * removed under it (disassociation: rdma link delete, netdev removal,
+ * rmmod): its mappings stay, its rings go quiet, and the provider fails
+ * the next poll or post with EIO instead of waiting forever. (The core
+ * can zap only mappings made with rdma_user_mmap_io(), i.e. physically
+ * contiguous memory; our rings are vmalloc memory.)
  */
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
@@ -20,7 +30,7 @@ struct sib_mmap_entry {
 };
 
 /**
- * sib_ring_alloc() - allocate a zeroed ring
+ * sib_ring_alloc() - allocate a zeroed ring, SIB_RING_MAGIC in its header
  * @r: ring to fill
  * @num: number of entries, power of two
  * @stride: bytes per entry
@@ -41,6 +51,7 @@ int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
 	if (!r->buf)
 		return -ENOMEM;
 	r->hdr = r->buf;
+	r->hdr->magic = SIB_RING_MAGIC;
 	r->num = num;
 	r->stride = stride;
 	r->size = size;
@@ -84,10 +95,16 @@ int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
  * sib_ring_free() - release a ring
  * @r: ring; may be unallocated (buf NULL)
  *
+ * Clears the header's magic first: a process still mapping the ring then
+ * sees it as dead (see the top of this file).
+ *
  * Context: process.
  */
 void sib_ring_free(struct sib_ring *r)
 {
+	/* the process may keep the pages mapped: tell it the ring is dead */
+	if (r->hdr)
+		smp_store_release(&r->hdr->magic, 0);
 	if (r->mentry)
 		rdma_user_mmap_entry_remove(&r->mentry->rdma);
 	else

@@ -35,7 +35,10 @@ static void sib_queue_test_alloc_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.stride, 64U);
 	KUNIT_EXPECT_EQ(test, r.size, (size_t)PAGE_SIZE);
 	KUNIT_EXPECT_NULL(test, r.mentry);
-	/* zeroed: indices start at 0, no stale data reaches user space */
+	/* the magic says the ring is alive (see softib-abi.h) */
+	KUNIT_EXPECT_EQ(test, r.hdr->magic, (u32)SIB_RING_MAGIC);
+	/* otherwise zeroed: indices start at 0, no stale data reaches user space */
+	r.hdr->magic = 0;
 	for (i = 0, p = r.buf; i < r.size; i++)
 		if (p[i])
 			break;
@@ -55,6 +58,7 @@ static void sib_queue_test_hdr_layout(struct kunit *test)
 {
 	/* producer and consumer on separate 64-byte cache lines */
 	KUNIT_EXPECT_EQ(test, offsetof(struct sib_ring_hdr, producer), (size_t)0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sib_ring_hdr, magic), (size_t)4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sib_ring_hdr, consumer), (size_t)64);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sib_ring_hdr, kernel_idle), (size_t)68);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sib_ring_hdr), (size_t)SIB_RING_HDR_SIZE);

@@ -9,7 +9,10 @@
 #include <string.h>
 #include "softib.h"
 
-/* Copy the next CQE out of the ring and release its slot; 0 if empty. */
+/*
+ * Copy the next CQE out of the ring and release its slot; 0 if empty,
+ * -EIO when the kernel destroyed the CQ under us (device removed).
+ */
 static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
 {
 	struct sib_ring *r = &cq->ring;
@@ -17,7 +20,7 @@ static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
 	uint32_t prod = sib_load_acquire(&hdr->producer);
 
 	if (sib_ring_empty(prod, r->idx))
-		return 0;
+		return sib_ring_dead(r) ? -EIO : 0;
 	memcpy(out, sib_ring_slot(r->buf, r->idx, r->num, r->stride),
 	       sizeof(*out));
 	r->idx++;
@@ -30,17 +33,17 @@ int sib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct sib_cq *cq = to_sib_cq(ibcq);
 	struct sib_cqe cqe;
-	int n = 0;
+	int n = 0, ret = 0;
 
 	if (ne < 0)
 		return -EINVAL;
 	pthread_spin_lock(&cq->lock);
-	while (n < ne && sib_cq_take(cq, &cqe)) {
+	while (n < ne && (ret = sib_cq_take(cq, &cqe)) > 0) {
 		sib_cqe_to_wc(&cqe, &wc[n]);
 		n++;
 	}
 	pthread_spin_unlock(&cq->lock);
-	return n;
+	return n ? n : (ret < 0 ? ret : 0);
 }
 
 int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -60,13 +63,15 @@ static int sib_start_poll(struct ibv_cq_ex *ibcq,
 			  struct ibv_poll_cq_attr *attr)
 {
 	struct sib_cq *cq = ex_to_sib_cq(ibcq);
+	int ret;
 
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	if (!sib_cq_take(cq, &cq->cur)) {
+	ret = sib_cq_take(cq, &cq->cur);
+	if (ret <= 0) {
 		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
+		return ret < 0 ? EIO : ENOENT;
 	}
 	sib_cq_load_cur(cq);
 	return 0;
@@ -75,9 +80,10 @@ static int sib_start_poll(struct ibv_cq_ex *ibcq,
 static int sib_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct sib_cq *cq = ex_to_sib_cq(ibcq);
+	int ret = sib_cq_take(cq, &cq->cur);
 
-	if (!sib_cq_take(cq, &cq->cur))
-		return ENOENT;
+	if (ret <= 0)
+		return ret < 0 ? EIO : ENOENT;
 	sib_cq_load_cur(cq);
 	return 0;
 }

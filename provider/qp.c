@@ -76,6 +76,10 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	if (sib_ring_dead(&sq->ring)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 
 	pthread_spin_lock(&sq->lock);
 	start = sq->ring.idx;
@@ -117,6 +121,10 @@ static int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int err = 0;
 
+	if (sib_ring_dead(&rq->ring)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 	pthread_spin_lock(&rq->lock);
 	start = rq->ring.idx;
 	for (; wr; wr = wr->next) {

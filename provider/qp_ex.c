@@ -70,6 +70,10 @@ static struct sib_send_wqe *sib_ex_new(struct ibv_qp_ex *ibqp,
 
 	if (qp->ex_err)
 		return NULL;
+	if (sib_ring_dead(r)) {
+		sib_ex_fail(qp, EIO);
+		return NULL;
+	}
 	if (!sib_opcode_valid(ibqp->qp_base.qp_type, opcode) ||
 	    (ibqp->wr_flags & ~(unsigned int)(SIB_EX_FLAG_MASK |
 					      IBV_SEND_INLINE))) {

@@ -38,6 +38,7 @@ int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
 	ring->num = num;
 	ring->stride = stride;
 	ring->limit = num;
+	ring->check_magic = to_sib_ctx(ctx)->ring_magic;
 	return 0;
 }
 
@@ -439,6 +440,7 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->send_wqe_hdr_size = resp.drv.send_wqe_hdr_size;
 	ctx->recv_wqe_hdr_size = resp.drv.recv_wqe_hdr_size;
 	ctx->max_inline_data = resp.drv.max_inline_data;
+	ctx->ring_magic = !!(resp.drv.comp_mask & SIB_UCTX_RESP_F_RING_MAGIC);
 	pthread_mutex_init(&ctx->caps_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);

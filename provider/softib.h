@@ -70,12 +70,23 @@ struct sib_ring {
 	uint32_t stride;		/* bytes per slot */
 	uint32_t limit;			/* max outstanding entries */
 	uint32_t idx;			/* our private producer or consumer index */
+	int check_magic;		/* the kernel keeps SIB_RING_MAGIC in the header */
 };
 
 /* The shared header of @r. */
 static inline struct sib_ring_hdr *sib_ring_hdr(struct sib_ring *r)
 {
 	return (struct sib_ring_hdr *)r->buf;
+}
+
+/*
+ * True when the kernel destroyed the object behind @r without us asking,
+ * i.e. the device went away under this process: fail the verb with EIO.
+ */
+static inline int sib_ring_dead(struct sib_ring *r)
+{
+	return r->check_magic &&
+	       sib_load_acquire(&sib_ring_hdr(r)->magic) != SIB_RING_MAGIC;
 }
 
 /* ------------------------------------------------------------------ */
@@ -93,6 +104,7 @@ struct sib_context {
 	uint32_t send_wqe_hdr_size;
 	uint32_t recv_wqe_hdr_size;
 	uint32_t max_inline_data;
+	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
 	enum ibv_atomic_cap atomic_cap;

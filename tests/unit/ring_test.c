@@ -332,6 +332,16 @@ static void test_post_send_ring(void)
 	SIB_CHECK(sib_post_send(&t.qp.vqp.qp, &wr[0], &bad) == EINVAL &&
 		  bad == &wr[1] && rh->producer == 11,
 		  "first WR posted, bad opcode stops the list");
+
+	/* device gone (the kernel cleared the magic): EIO, nothing written */
+	wr[1].opcode = IBV_WR_SEND;
+	t.qp.sq.ring.check_magic = 1;
+	rh->magic = 0;
+	SIB_CHECK(sib_post_send(&t.qp.vqp.qp, &wr[0], &bad) == EIO &&
+		  bad == &wr[0] && rh->producer == 11, "post_send on a dead SQ is EIO");
+	rh->magic = SIB_RING_MAGIC;
+	SIB_CHECK(sib_post_send(&t.qp.vqp.qp, &wr[0], &bad) == 0 &&
+		  rh->producer == 13, "post_send with the magic in place");
 	t_qp_fini(&t);
 }
 
@@ -367,6 +377,10 @@ static void test_post_recv_ring(void)
 	wr[0].num_sge = 4;
 	SIB_CHECK(sib_post_recv(&t.qp.vqp.qp, &wr[0], &bad) == EINVAL &&
 		  bad == &wr[0], "post_recv with num_sge > max is EINVAL");
+	wr[0].num_sge = 1;
+	t.qp.rq.ring.check_magic = 1;
+	SIB_CHECK(sib_post_recv(&t.qp.vqp.qp, &wr[0], &bad) == EIO &&
+		  bad == &wr[0] && rh->producer == 4, "post_recv on a dead RQ is EIO");
 	t_qp_fini(&t);
 }
 
@@ -562,6 +576,19 @@ static void test_poll_cq(void)
 	SIB_CHECK(ex->start_poll(ex, &pa) == ENOENT, "start_poll ENOENT when empty");
 	/* lock must be free again after ENOENT from start_poll */
 	SIB_CHECK(pthread_spin_trylock(&cq.lock) == 0, "lock released");
+	pthread_spin_unlock(&cq.lock);
+
+	/* the kernel clears the magic when the device goes away: EIO, no hang */
+	cq.ring.check_magic = 1;
+	h->magic = SIB_RING_MAGIC;
+	SIB_CHECK(sib_poll_cq(&cq.vcq.cq, 8, wc) == 0, "live empty CQ polls 0");
+	t_cq_produce(&cq, 30, IBV_WC_SUCCESS);
+	h->magic = 0;
+	SIB_CHECK(sib_poll_cq(&cq.vcq.cq, 8, wc) == 1 && wc[0].wr_id == 30,
+		  "CQEs written before the device went away still polled");
+	SIB_CHECK(sib_poll_cq(&cq.vcq.cq, 8, wc) == -EIO, "dead CQ polls -EIO");
+	SIB_CHECK(ex->start_poll(ex, &pa) == EIO, "dead CQ start_poll EIO");
+	SIB_CHECK(pthread_spin_trylock(&cq.lock) == 0, "lock released after EIO");
 	pthread_spin_unlock(&cq.lock);
 	free(cq.ring.buf);
 }

@@ -45,9 +45,21 @@
  */
 #define SIB_RING_HDR_SIZE 128
 
+/*
+ * Value of sib_ring_hdr.magic. The kernel writes it when it allocates a
+ * ring (announced by SIB_UCTX_RESP_F_RING_MAGIC) and clears it when it
+ * destroys the object the ring belongs to, after which it never touches
+ * the ring again. That also happens when the device goes away under a
+ * process (rdma link delete, netdev removal, rmmod): the mappings stay
+ * valid memory, and the provider, finding no magic, fails the verb with
+ * EIO instead of waiting for completions that will never come.
+ */
+#define SIB_RING_MAGIC 0x53494252	/* "SIBR" */
+
 struct sib_ring_hdr {
 	__u32 producer;		/* written by the producer side only */
-	__u32 reserved0[15];
+	__u32 magic;		/* SIB_RING_MAGIC, written by the kernel only */
+	__u32 reserved0[14];
 	__u32 consumer;		/* written by the consumer side only */
 	/*
 	 * Send queues only, written by the kernel: non-zero while the
@@ -192,8 +204,11 @@ struct sib_cqe {
 
 /* --- udata of the uverbs commands --- */
 
+/* comp_mask of struct sib_alloc_ucontext_resp */
+#define SIB_UCTX_RESP_F_RING_MAGIC	(1U << 0)	/* ring headers carry SIB_RING_MAGIC */
+
 struct sib_alloc_ucontext_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* SIB_UCTX_RESP_F_* */
 	__u32 cqe_size;		/* SIB_CQE_SIZE */
 	__u32 send_wqe_hdr_size;	/* SIB_SEND_WQE_HDR_SIZE */
 	__u32 recv_wqe_hdr_size;	/* SIB_RECV_WQE_HDR_SIZE */
