@@ -227,6 +227,7 @@ static int post_recv(struct load *l, struct load_ep *p)
 	wr.num_sge = (int)n;
 	if (ibv_post_recv(p->qp, &wr, &bad)) {
 		complain(l, "ERROR ibv_post_recv on QP 0x%x failed\n", p->qp->qp_num);
+		l->st.verb_errors++;
 		return -1;
 	}
 	p->recv_posted++;
@@ -335,6 +336,7 @@ static int post_next(struct load *l, struct load_ep *e, bool last)
 	if (ibv_post_send(e->qp, &wr, &bad)) {
 		complain(l, "ERROR ibv_post_send on QP 0x%x failed (%s, len %u, %u SGEs)\n",
 			 e->qp->qp_num, load_op_name(w->op), w->len, w->nsge);
+		l->st.verb_errors++;
 		if (op_needs_recv(w->op))
 			p->expect_tail--;
 		if (op_is_atomic(w->op))
@@ -610,6 +612,13 @@ static void on_recv_cqe(struct load *l, struct load_ep *p, struct ibv_wc *wc)
 	post_recv(l, p);
 }
 
+/* a failed ibv_poll_cq (e.g. EIO: the device went away) is an error, reported once */
+static void poll_failed(struct load *l, int n)
+{
+	if (!l->st.verb_errors++)
+		complain(l, "ERROR ibv_poll_cq failed (%d)\n", n);
+}
+
 static int poll_all(struct load *l)
 {
 	struct ibv_wc wc[POLL_BATCH];
@@ -619,10 +628,14 @@ static int poll_all(struct load *l)
 		struct load_ep *e = &l->eps[i];
 
 		n = ibv_poll_cq(e->scq, POLL_BATCH, wc);
+		if (n < 0)
+			poll_failed(l, n);
 		for (j = 0; j < n; j++)
 			on_send_cqe(l, e, &wc[j]);
 		total += n > 0 ? n : 0;
 		n = ibv_poll_cq(e->rcq, POLL_BATCH, wc);
+		if (n < 0)
+			poll_failed(l, n);
 		for (j = 0; j < n; j++)
 			on_recv_cqe(l, e, &wc[j]);
 		total += n > 0 ? n : 0;

@@ -158,6 +158,7 @@ struct load_stats {
 	uint64_t lost, duplicated, unknown, bad_cqe;
 	uint64_t status[32];		/* by enum ibv_wc_status (bounded) */
 	uint64_t flushed_recv;
+	uint64_t verb_errors;		/* failed ibv_post_send/recv, ibv_poll_cq < 0 */
 	double elapsed;
 };
 

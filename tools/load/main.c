@@ -642,6 +642,7 @@ static const char *verdict(struct load *l, char *why, size_t len)
 	WHY(s->duplicated, " %" PRIu64 " duplicated completions;", s->duplicated);
 	WHY(s->unknown, " %" PRIu64 " unknown completions;", s->unknown);
 	WHY(s->bad_cqe, " %" PRIu64 " wrong completions;", s->bad_cqe);
+	WHY(s->verb_errors, " %" PRIu64 " failed verb calls (post/poll);", s->verb_errors);
 	for (i = 1; i < 32; i++) {
 		if (!s->status[i] || i == l->o.expect_status)
 			continue;
