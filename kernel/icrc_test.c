@@ -7,7 +7,8 @@
  * script to regenerate them. Also checks the masking rules (IBTA A17.3.3:
  * IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit, UDP
  * checksum and BTH resv8a do not count, every other byte does) and that
- * the crypto-API CRC32 and lib crc32_le() give the same result.
+ * the crypto-API CRC32 and lib crc32_le() give the same result. Two more
+ * vectors are packets captured from rdma_rxe (see sib_vec_rxe_ud).
  */
 #include <kunit/test.h>
 #include <linux/ip.h>
@@ -70,6 +71,33 @@ static const u8 sib_vec_v6_imm[] = {
 	0xe4, 0x76, 0x98, 0xe4,
 };
 
+/*
+ * Packets sent on the wire by the kernel's rdma_rxe (Debian 6.1), ICRC
+ * computed by rxe itself, captured with tests/rxe-capture.py: in a
+ * `tools/vm-run --rxe` guest it posts a UD SEND (31 bytes, one pad byte)
+ * and an RC SEND with immediate (16 bytes) on rxe0 to the slirp gateway
+ * 10.0.2.2 and records them from eth0 with a packet socket, as tcpdump
+ * would. Independent of softib's and scapy's ICRC code.
+ */
+static const u8 sib_vec_rxe_ud[] = {
+	0x45, 0x00, 0x00, 0x54, 0x53, 0xa6, 0x40, 0x00, 0x40, 0x11, 0xce, 0xe2,
+	0x0a, 0x00, 0x02, 0x0f, 0x0a, 0x00, 0x02, 0x02, 0xdf, 0x94, 0x12, 0xb7,
+	0x00, 0x40, 0x00, 0x00, 0x64, 0x10, 0xff, 0xff, 0x00, 0x00, 0x01, 0x23,
+	0x00, 0x00, 0x00, 0x00, 0x11, 0x11, 0x11, 0x11, 0x00, 0x00, 0x00, 0x11,
+	0x72, 0x64, 0x6d, 0x61, 0x5f, 0x72, 0x78, 0x65, 0x20, 0x2d, 0x3e, 0x20,
+	0x73, 0x6f, 0x66, 0x74, 0x69, 0x62, 0x20, 0x49, 0x43, 0x52, 0x43, 0x20,
+	0x76, 0x65, 0x63, 0x74, 0x6f, 0x72, 0x21, 0x00, 0xa3, 0x2e, 0x18, 0x9a,
+};
+
+static const u8 sib_vec_rxe_rc_imm[] = {
+	0x45, 0x00, 0x00, 0x40, 0x53, 0xcb, 0x40, 0x00, 0x40, 0x11, 0xce, 0xd1,
+	0x0a, 0x00, 0x02, 0x0f, 0x0a, 0x00, 0x02, 0x02, 0xce, 0x0d, 0x12, 0xb7,
+	0x00, 0x2c, 0x00, 0x00, 0x05, 0x00, 0xff, 0xff, 0x00, 0x00, 0x04, 0x56,
+	0x80, 0xab, 0xcd, 0xef, 0x78, 0x56, 0x34, 0x12, 0x72, 0x64, 0x6d, 0x61,
+	0x5f, 0x72, 0x78, 0x65, 0x20, 0x2d, 0x3e, 0x20, 0x73, 0x6f, 0x66, 0x74,
+	0x10, 0x6f, 0x01, 0x84,
+};
+
 struct sib_icrc_vec {
 	const char *name;
 	const u8 *pkt;
@@ -79,6 +107,7 @@ struct sib_icrc_vec {
 #define VEC(n) { #n, sib_vec_##n, sizeof(sib_vec_##n) }
 static const struct sib_icrc_vec sib_vecs[] = {
 	VEC(v4_send), VEC(v4_ack), VEC(v4_write), VEC(v6_ud), VEC(v6_imm),
+	VEC(rxe_ud), VEC(rxe_rc_imm),
 };
 
 static unsigned int sib_vec_iplen(const u8 *pkt)
@@ -145,6 +174,17 @@ static void sib_icrc_test_v6_ud(struct kunit *test)
 static void sib_icrc_test_v6_imm(struct kunit *test)
 {
 	sib_icrc_test_one(test, &sib_vecs[4]);
+}
+
+/* packets captured from rdma_rxe (above) */
+static void sib_icrc_test_rxe_ud(struct kunit *test)
+{
+	sib_icrc_test_one(test, &sib_vecs[5]);
+}
+
+static void sib_icrc_test_rxe_rc_imm(struct kunit *test)
+{
+	sib_icrc_test_one(test, &sib_vecs[6]);
 }
 
 /* the receive path: BTH at skb->data (IP and UDP pulled), offset 0 */
@@ -292,6 +332,8 @@ static struct kunit_case sib_icrc_test_cases[] = {
 	KUNIT_CASE(sib_icrc_test_v4_write_pad),
 	KUNIT_CASE(sib_icrc_test_v6_ud),
 	KUNIT_CASE(sib_icrc_test_v6_imm),
+	KUNIT_CASE(sib_icrc_test_rxe_ud),
+	KUNIT_CASE(sib_icrc_test_rxe_rc_imm),
 	KUNIT_CASE(sib_icrc_test_bth_at_data),
 	KUNIT_CASE(sib_icrc_test_masked_fields),
 	KUNIT_CASE(sib_icrc_test_covered_fields),
