@@ -12,7 +12,7 @@ Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to 
   port_events    ip link set down/up of the veth under a device: ibv_asyncwatch sees
                  IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE, the port state follows
   link_delete    ib_write_bw (server and client) on a device over a veth; rdma link delete;
-                 ibv_asyncwatch on the device sees IBV_EVENT_DEVICE_FATAL and exits
+                 ibv_asyncwatch on the device sees IBV_EVENT_DEVICE_FATAL
   netdev_delete  ibv_rc_pingpong on a device over a veth; ip link delete of that veth
   rmmod_idle     traffic killed, then rmmod softib with two devices; insmod again
   rmmod_live     sib-load and ibv_rc_pingpong running on two devices; rmmod softib
@@ -183,8 +183,9 @@ if want link_delete; then
 			detail+=" delete ${t}s rc $trc;"
 			((trc == 0)) || why+=" rdma link delete failed or hung (rc $trc after ${t}s);"
 			wait_exit $s ib_write_bw-server; wait_exit $c ib_write_bw-client
-			wait_exit $w ibv_asyncwatch
-			grep -q IBV_EVENT_DEVICE_FATAL "$OUT/ld.w" || why+=" no IBV_EVENT_DEVICE_FATAL;"
+			# the async fd gets the event; it stays open (and blocks) until closed
+			wait_grep "$OUT/ld.w" IBV_EVENT_DEVICE_FATAL || why+=" no IBV_EVENT_DEVICE_FATAL;"
+			cleanup_procs $w
 			dev_gone siblc || why+=" siblc still there;"
 		else
 			why+=" traffic did not start;"; cleanup_procs $s $c $w
