@@ -34,6 +34,7 @@ int main(void)
 	sib_unit_verbose = v && *v && *v != '0';
 	sib_abi_tests();
 	sib_ring_tests();
+	sib_ext_tests();
 	printf("%u passed, %u failed\n", sib_unit_passed, sib_unit_failed);
 	return sib_unit_failed ? 1 : 0;
 }
