@@ -16,6 +16,7 @@
 	X(DROP_HDR,		"rcvd_bad_hdr")		\
 	X(DROP_ICRC,		"rcvd_icrc_err")	\
 	X(DROP_PKEY,		"rcvd_pkey_err")	\
+	X(DROP_PKEY_TX,		"send_pkey_err")	\
 	X(DROP_QKEY,		"rcvd_qkey_err")	\
 	X(DROP_NO_QP,		"rcvd_no_qp")		\
 	X(MCAST_RCVD,		"rcvd_mcast_pkts")	\

@@ -153,7 +153,8 @@ static int sib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 {
 	if (index >= SIB_MAX_PKEYS)
 		return -EINVAL;
-	*pkey = SIB_DEFAULT_PKEY;
+	/* 0x0000 for an invalid entry, as IBTA 10.9.1.2 shows empty slots */
+	*pkey = sib_pkey_at(&to_sib_dev(ibdev)->pkey, index);
 	return 0;
 }
 
@@ -236,6 +237,7 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->mw_xa);
 	xa_destroy(&dev->ah_xa);
 	xa_destroy(&dev->srq_xa);
+	sib_pkey_port_destroy(&dev->pkey);
 }
 
 static const struct ib_device_ops sib_dev_ops = {
@@ -373,6 +375,9 @@ int sib_dev_add(const char *name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	sib_dev_init(dev, ndev);
+	err = sib_pkey_port_init(&dev->pkey);
+	if (err)
+		goto err_dealloc;
 	dev->udp = sib_udp_get(dev_net(ndev), sib_udp_encap_recv);
 	if (IS_ERR(dev->udp)) {
 		err = PTR_ERR(dev->udp);

@@ -13,6 +13,7 @@
 #include "device.h"
 #include "icrc.h"
 #include "net.h"
+#include "netlink.h"
 
 struct workqueue_struct *sib_wq;
 
@@ -95,10 +96,15 @@ static int __init sib_init(void)
 	err = register_netdevice_notifier(&sib_netdev_nb);
 	if (err)
 		goto err_net;
+	err = sib_nl_init();
+	if (err)
+		goto err_notifier;
 	rdma_link_register(&sib_link_ops);
 	pr_info("softib: loaded\n");
 	return 0;
 
+err_notifier:
+	unregister_netdevice_notifier(&sib_netdev_nb);
 err_net:
 	sib_net_fini();
 err_wq:
@@ -111,6 +117,7 @@ err_crc:
 static void __exit sib_exit(void)
 {
 	rdma_link_unregister(&sib_link_ops);
+	sib_nl_exit();
 	unregister_netdevice_notifier(&sib_netdev_nb);
 	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
 	sib_net_fini();

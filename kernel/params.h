@@ -37,7 +37,7 @@
 #define SIB_MAX_MSG_SIZE	0x80000000U	/* 2 GiB */
 #define SIB_PAGE_SIZE_CAP	0xfffff000U
 #define SIB_LOCAL_CA_ACK_DELAY	15
-#define SIB_MAX_PKEYS		1
+#define SIB_MAX_PKEYS		64		/* P_Key table entries per port */
 #define SIB_DEFAULT_PKEY	0xffff
 #define SIB_GID_TBL_LEN		32
 #define SIB_MAX_MTU		IB_MTU_4096
@@ -56,6 +56,7 @@
 
 #define SIB_GSI_QPN		1
 #define SIB_GSI_QKEY		0x80010000U
+#define SIB_QKEY_PRIV		0x80000000U	/* privileged Q_Key bit */
 #define SIB_MIN_QPN		16
 #define SIB_MAX_QPN		0x00ffffff
 

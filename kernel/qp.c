@@ -363,7 +363,9 @@ static int sib_qp_check_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SIB_MAX_PKEYS)
+	/* the index must name a valid entry of the port's table (IBTA 10.9.2) */
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    !sib_pkey_valid(sib_pkey_at(&qp->dev->pkey, attr->pkey_index)))
 		return -EINVAL;
 	/*
 	 * A path MTU above the port's active MTU would make packets the
@@ -500,8 +502,10 @@ static void sib_qp_reset(struct sib_qp *qp)
  * @udata: user data (no driver data defined)
  *
  * The transition and the attribute mask are checked with
- * ib_modify_qp_is_ok(), values against the device limits.
- * Context: process. Return: 0, -EINVAL, -EOPNOTSUPP.
+ * ib_modify_qp_is_ok(), values against the device limits; a pkey_index
+ * must name a valid entry of the port's P_Key table.
+ * Context: process. Return: 0, -EINVAL, -EOPNOTSUPP, -EPERM (a user QP
+ * setting a privileged Q_Key without CAP_NET_RAW).
  */
 int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
@@ -513,6 +517,10 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (mask & ~SIB_QP_ATTR_SUPPORTED)
 		return -EOPNOTSUPP;
+	/* a privileged Q_Key (bit 31, IBTA 10.2.4) needs CAP_NET_RAW in user space */
+	if (udata && (mask & IB_QP_QKEY) && (attr->qkey & SIB_QKEY_PRIV) &&
+	    !capable(CAP_NET_RAW))
+		return -EPERM;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
@@ -852,6 +860,7 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 		sw->av = to_sib_ah(ud_wr(wr)->ah)->av;
 		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn & SIB_QPN_MASK;
 		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		sw->pkey_index = ud_wr(wr)->pkey_index;
 	}
 	return 0;
 }

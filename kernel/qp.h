@@ -54,4 +54,34 @@ static inline struct sib_swqe *sib_swqe_at(struct sib_qp *qp, u32 idx)
 		(size_t)(idx & (qp->sq.num - 1)) * qp->sq.sstride);
 }
 
+/**
+ * sib_qp_pkey() - the P_Key @qp puts into the BTH of its packets
+ * @qp: QP
+ *
+ * The entry of the port's table at the QP's pkey_index, read for every
+ * packet: a changed entry applies from the next packet on, an entry
+ * removed after modify_qp gives 0, which sib_pkt_xmit() does not send.
+ * Context: any. Return: the P_Key or 0.
+ */
+static inline u16 sib_qp_pkey(struct sib_qp *qp)
+{
+	return sib_pkey_at(&qp->dev->pkey, READ_ONCE(qp->pkey_index));
+}
+
+/**
+ * sib_qp_pkey_ud() - the P_Key of a UD or GSI send
+ * @qp: UD or GSI QP
+ * @sw: the send WQE
+ *
+ * QP1 sends with the P_Key index of each WR (IBTA 13.5.3: GSI replies
+ * use the P_Key of the request), other QPs with their own.
+ * Context: the QP's work. Return: the P_Key or 0.
+ */
+static inline u16 sib_qp_pkey_ud(struct sib_qp *qp, const struct sib_swqe *sw)
+{
+	if (qp->ibqp.qp_type == IB_QPT_GSI && !qp->is_user)
+		return sib_pkey_at(&qp->dev->pkey, sw->pkey_index);
+	return sib_qp_pkey(qp);
+}
+
 #endif

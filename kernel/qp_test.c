@@ -56,6 +56,10 @@ static struct sib_qp *sib_qt_qp(struct kunit *test, enum ib_qp_type type)
 	struct sib_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
+	/* a device with the default P_Key table (pkey_index checks) */
+	qp->dev = kunit_kzalloc(test, sizeof(*qp->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->dev);
+	KUNIT_ASSERT_EQ(test, sib_pkey_port_init(&qp->dev->pkey), 0);
 	qp->ibqp.qp_type = type;
 	qp->ibqp.qp_num = 0x51;
 	spin_lock_init(&qp->state_lock);
@@ -80,6 +84,7 @@ static void sib_qt_done(struct sib_qp *qp)
 	set_bit(SIB_QPF_DESTROYING, &qp->flags);
 	sib_timers_stop(qp);
 	flush_work(&qp->work);
+	sib_pkey_port_destroy(&qp->dev->pkey);
 }
 
 static int sib_qt_modify(struct sib_qp *qp, struct ib_qp_attr *a, int mask)
@@ -211,6 +216,7 @@ static void sib_qp_test_modify_rejects_values(struct kunit *test)
 		{ IB_QP_PORT, { .port_num = 2 } },
 		{ IB_QP_PORT, { .port_num = 0 } },
 		{ IB_QP_PKEY_INDEX, { .pkey_index = SIB_MAX_PKEYS } },
+		{ IB_QP_PKEY_INDEX, { .pkey_index = 1 } },	/* no entry */
 		{ IB_QP_DEST_QPN, { .dest_qp_num = 0x1000000 } },
 		{ IB_QP_MAX_QP_RD_ATOMIC, { .max_rd_atomic = SIB_MAX_QP_RD_ATOM + 1 } },
 		{ IB_QP_MAX_DEST_RD_ATOMIC, { .max_dest_rd_atomic = 255 } },

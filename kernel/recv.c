@@ -22,12 +22,6 @@
 #include "trace.h"
 #include "mcast.h"
 
-static bool sib_pkey_ok(u16 pkey)
-{
-	/* only the default P_Key 0xFFFF is in our table (IBTA 10.9.3) */
-	return (pkey & 0x7fff) == (SIB_DEFAULT_PKEY & 0x7fff);
-}
-
 static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
 {
 	if (opflags & SIB_OPF_UD)
@@ -75,6 +69,13 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 	if (!sib_qp_type_ok(qp, info->flags) ||
 	    ((info->flags & SIB_OPF_XRC) && sib_xrc_to_rc(skb))) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_HDR);
+		kfree_skb(skb);
+		return;
+	}
+	/* QP P_Key check: QP1 takes any P_Key of the port (IBTA 10.9.3) */
+	if (qp->ibqp.qp_num != SIB_GSI_QPN &&
+	    !sib_pkey_match(sib_pkt(skb)->pkey, sib_qp_pkey(qp))) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_PKEY);
 		kfree_skb(skb);
 		return;
 	}
@@ -176,7 +177,9 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 						    RDMA_NETWORK_IPV6;
 	if (!(info->flags & SIB_OPF_PAYLOAD) && (pkt->paylen || pad))
 		goto bad_hdr;
-	if (!sib_pkey_ok(sib_bth_pkey(bth))) {
+	/* port P_Key check (IBTA 10.9.3) before anything else looks at it */
+	pkt->pkey = sib_bth_pkey(bth);
+	if (!sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
 	}
@@ -298,6 +301,12 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
 			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
 			   skb->len);
+	/* the QP's P_Key entry went away: nothing leaves (see sib_qp_pkey()) */
+	if (!sib_pkey_valid(sib_bth_pkey((struct sib_bth *)skb->data))) {
+		sib_counter_inc(dev, SIB_CNT_DROP_PKEY_TX);
+		kfree_skb(skb);
+		return 0;
+	}
 	/* an XRC target sends only responses, in the XRC opcode range */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		skb->data[0] |= SIB_OP_XRC_BASE;

@@ -183,11 +183,12 @@ static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
 	if (!skb)
 		return SIB_REQ_IDLE;
 	sib_bth_set(bth, opcode, sw->wqe.send_flags & SIB_SEND_SOLICITED, pad,
-		    SIB_DEFAULT_PKEY, sw->wqe.wr.ud.remote_qpn, false,
+		    sib_qp_pkey_ud(qp, sw), sw->wqe.wr.ud.remote_qpn, false,
 		    qp->req.psn);
 	deth = (struct sib_deth *)(skb->data + info->off_deth);
 	qkey = sw->wqe.wr.ud.remote_qkey;
-	if (qkey & 0x80000000U)
+	/* a WR Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
+	if (qkey & SIB_QKEY_PRIV)
 		qkey = qp->qkey;
 	deth->qkey = cpu_to_be32(qkey);
 	deth->sqp = cpu_to_be32(qp->ibqp.qp_num & SIB_QPN_MASK);
@@ -274,7 +275,7 @@ static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	sib_bth_set(bth, opcode, false, 0, SIB_DEFAULT_PKEY,
+	sib_bth_set(bth, opcode, false, 0, sib_qp_pkey(qp),
 		    qp->dest_qpn, true, qp->req.psn);
 	sib_req_xrceth(skb, sw, info);
 	reth = (struct sib_reth *)(skb->data + info->off_reth);
@@ -308,7 +309,7 @@ static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
 	skb = sib_req_skb(qp, wire, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
-	sib_bth_set(bth, wire, false, 0, SIB_DEFAULT_PKEY, qp->dest_qpn, true,
+	sib_bth_set(bth, wire, false, 0, sib_qp_pkey(qp), qp->dest_qpn, true,
 		    qp->req.psn);
 	sib_req_xrceth(skb, sw, info);
 	atm = (struct sib_atmeth *)(skb->data + info->off_atmeth);
@@ -436,7 +437,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	if (ackreq)
 		qp->req.since_ackreq = 0;
 	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
-		    pad, SIB_DEFAULT_PKEY, qp->dest_qpn, ackreq, qp->req.psn);
+		    pad, sib_qp_pkey(qp), qp->dest_qpn, ackreq, qp->req.psn);
 	sib_req_xrceth(skb, sw, info);
 	if (info->flags & SIB_OPF_RETH) {
 		struct sib_reth *reth = (void *)(skb->data + info->off_reth);

@@ -74,7 +74,7 @@ static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 		return;
 	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
 	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ACK, false, 0,
-		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, psn);
+		    sib_qp_pkey(qp), qp->dest_qpn, false, psn);
 	aeth = (struct sib_aeth *)(skb->data + info->off_aeth);
 	sib_aeth_set(aeth, syndrome, qp->resp.msn);
 	sib_pkt_xmit(qp, &qp->av, skb);
@@ -372,7 +372,7 @@ static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
 		return;
 	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
 	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ATOMIC_ACK, false, 0,
-		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, psn);
+		    sib_qp_pkey(qp), qp->dest_qpn, false, psn);
 	sib_aeth_set((void *)(skb->data + info->off_aeth),
 		     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, qp->resp.msn);
 	ack = (struct sib_atmack *)(skb->data + info->off_atmack);
@@ -509,7 +509,7 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 		return true;	/* retry later */
 	memset(skb->data + info->hdr_len + paylen, 0, pad + SIB_ICRC_LEN);
 	sib_bth_set((struct sib_bth *)skb->data, opcode, false, pad,
-		    SIB_DEFAULT_PKEY, qp->dest_qpn, false, op->psn);
+		    sib_qp_pkey(qp), qp->dest_qpn, false, op->psn);
 	if (info->flags & SIB_OPF_AETH)
 		sib_aeth_set((void *)(skb->data + info->off_aeth),
 			     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, op->msn);
@@ -609,6 +609,8 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 		memcpy(&c.ex, skb->data + info->off_imm, 4);
 	}
 	c.src_qp = sib_deth_sqp(deth);
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		c.pkey_index = sib_pkey_find(&qp->dev->pkey, pkt->pkey);
 	if (!pkt->loopback && skb_mac_header_was_set(skb) &&
 	    skb_mac_header_len(skb) >= ETH_HLEN)
 		memcpy(c.smac, eth_hdr(skb)->h_source, ETH_ALEN);

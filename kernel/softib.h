@@ -29,6 +29,7 @@
 
 #include "params.h"
 #include "counters.h"
+#include "pkey.h"
 
 #define sib_dbg(dev, fmt, ...) \
 	ibdev_dbg(&(dev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
@@ -48,6 +49,7 @@ struct sib_dev {
 	spinlock_t port_lock;		/* port_state, active_mtu */
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
+	struct sib_pkey_port pkey;	/* P_Key table of port 1 */
 	struct xarray qp_xa;		/* qpn -> sib_qp, lock BH */
 	u32 next_qpn;
 	struct xarray mr_xa;		/* key index -> sib_mr */
@@ -177,7 +179,7 @@ struct sib_swqe {
 	u32 read_pkts;			/* RDMA READ: responses received */
 	u8 status;			/* IB_WC_SUCCESS unless set at fetch */
 	u8 counted_rd;
-	u8 pad[2];
+	u16 pkey_index;			/* GSI: the WR's P_Key index */
 	union {
 		struct sib_sge sge[0];
 		u8 inline_data[0];
@@ -384,6 +386,7 @@ struct sib_pkt {
 	u32 paylen;			/* payload bytes, no pad, no ICRC */
 	u32 xrc_srqn;			/* XRC requests: the XRCETH's SRQ number */
 	u16 hdr_len;
+	u16 pkey;			/* BTH P_Key */
 	u8 opcode;
 	u8 net_type;			/* RDMA_NETWORK_IPV4/IPV6 */
 	u8 loopback;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * softib generic netlink family "softib": run-time configuration of a
+ * softib device that the RDMA core's own netlink has no command for.
+ * Today: the P_Key table of a port (IBTA 10.9).
+ *
+ * Every request names the device with SIB_NL_ATTR_DEV_NAME (an RDMA
+ * device name such as "sib0", visible from the caller's network
+ * namespace) and optionally SIB_NL_ATTR_PORT (default 1).
+ *
+ * SIB_NL_CMD_PKEY_GET: reply of the same command with DEV_NAME, PORT,
+ *	PKEY_TBL_LEN and a nested PKEY_TABLE holding one nested
+ *	PKEY_ENTRY {PKEY_INDEX, PKEY} per valid entry, by index.
+ * SIB_NL_CMD_PKEY_SET: write PKEY at PKEY_INDEX (CAP_NET_ADMIN). Bit 15
+ *	of PKEY is the membership (1 full, 0 limited); the low 15 bits must
+ *	not be 0. -EEXIST when the same P_Key is at another index.
+ * SIB_NL_CMD_PKEY_DEL: invalidate the entry at PKEY_INDEX (CAP_NET_ADMIN);
+ *	-ENOENT when it is not valid.
+ * A change raises IB_EVENT_PKEY_CHANGE on the port.
+ */
+#ifndef SOFTIB_NETLINK_H
+#define SOFTIB_NETLINK_H
+
+#define SIB_NL_FAMILY_NAME	"softib"
+#define SIB_NL_FAMILY_VERSION	1
+
+enum sib_nl_cmd {
+	SIB_NL_CMD_UNSPEC,
+	SIB_NL_CMD_PKEY_GET,
+	SIB_NL_CMD_PKEY_SET,
+	SIB_NL_CMD_PKEY_DEL,
+	__SIB_NL_CMD_MAX,
+};
+#define SIB_NL_CMD_MAX (__SIB_NL_CMD_MAX - 1)
+
+enum sib_nl_attr {
+	SIB_NL_ATTR_UNSPEC,
+	SIB_NL_ATTR_DEV_NAME,		/* string */
+	SIB_NL_ATTR_PORT,		/* u32, 1-based */
+	SIB_NL_ATTR_PKEY_INDEX,		/* u16 */
+	SIB_NL_ATTR_PKEY,		/* u16, bit 15: full member */
+	SIB_NL_ATTR_PKEY_TBL_LEN,	/* u32, entries of the table */
+	SIB_NL_ATTR_PKEY_TABLE,		/* nested: PKEY_ENTRY* */
+	SIB_NL_ATTR_PKEY_ENTRY,		/* nested: PKEY_INDEX, PKEY */
+	__SIB_NL_ATTR_MAX,
+};
+#define SIB_NL_ATTR_MAX (__SIB_NL_ATTR_MAX - 1)
+
+#endif /* SOFTIB_NETLINK_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softib: the generic netlink family "softib" (uapi: rdma/softib-netlink.h),
+ * the run-time configuration interface of tools/sib-pkey. Commands that
+ * change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM); a device is found
+ * by its RDMA name and must be visible from the caller's netns.
+ */
+#include <net/genetlink.h>
+#include <rdma/softib-netlink.h>
+
+#include "softib.h"
+#include "netlink.h"
+
+static const struct nla_policy sib_nl_policy[SIB_NL_ATTR_MAX + 1] = {
+	[SIB_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
+				   .len = IB_DEVICE_NAME_MAX - 1 },
+	[SIB_NL_ATTR_PORT] = { .type = NLA_U32 },
+	[SIB_NL_ATTR_PKEY_INDEX] = { .type = NLA_U16 },
+	[SIB_NL_ATTR_PKEY] = { .type = NLA_U16 },
+};
+
+static struct genl_family sib_nl_family;
+
+/* the softib device and port a request names; release with ib_device_put() */
+static struct sib_dev *sib_nl_dev(struct genl_info *info)
+{
+	struct ib_device *ibdev;
+
+	if (!info->attrs[SIB_NL_ATTR_DEV_NAME]) {
+		GENL_SET_ERR_MSG(info, "device name missing");
+		return ERR_PTR(-EINVAL);
+	}
+	if (info->attrs[SIB_NL_ATTR_PORT] &&
+	    nla_get_u32(info->attrs[SIB_NL_ATTR_PORT]) != 1) {
+		GENL_SET_ERR_MSG(info, "softib devices have one port, 1");
+		return ERR_PTR(-EINVAL);
+	}
+	ibdev = ib_device_get_by_name(nla_data(info->attrs[SIB_NL_ATTR_DEV_NAME]),
+				      (enum rdma_driver_id)SIB_DRIVER_ID);
+	if (ibdev && !rdma_dev_access_netns(ibdev, genl_info_net(info))) {
+		ib_device_put(ibdev);
+		ibdev = NULL;
+	}
+	if (!ibdev) {
+		GENL_SET_ERR_MSG(info, "no softib device of that name");
+		return ERR_PTR(-ENODEV);
+	}
+	return to_sib_dev(ibdev);
+}
+
+static int sib_nl_put_table(struct sk_buff *msg, struct sib_dev *dev)
+{
+	struct nlattr *tbl, *ent;
+	u32 i;
+	u16 pkey;
+
+	if (nla_put_string(msg, SIB_NL_ATTR_DEV_NAME, dev_name(&dev->ibdev.dev)) ||
+	    nla_put_u32(msg, SIB_NL_ATTR_PORT, 1) ||
+	    nla_put_u32(msg, SIB_NL_ATTR_PKEY_TBL_LEN, SIB_MAX_PKEYS))
+		return -EMSGSIZE;
+	tbl = nla_nest_start(msg, SIB_NL_ATTR_PKEY_TABLE);
+	if (!tbl)
+		return -EMSGSIZE;
+	for (i = 0; i < SIB_MAX_PKEYS; i++) {
+		pkey = sib_pkey_at(&dev->pkey, i);
+		if (!sib_pkey_valid(pkey))
+			continue;
+		ent = nla_nest_start(msg, SIB_NL_ATTR_PKEY_ENTRY);
+		if (!ent || nla_put_u16(msg, SIB_NL_ATTR_PKEY_INDEX, i) ||
+		    nla_put_u16(msg, SIB_NL_ATTR_PKEY, pkey))
+			return -EMSGSIZE;
+		nla_nest_end(msg, ent);
+	}
+	nla_nest_end(msg, tbl);
+	return 0;
+}
+
+static int sib_nl_pkey_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct sib_dev *dev;
+	void *hdr;
+	int err;
+
+	dev = sib_nl_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = -ENOMEM;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto put;
+	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0,
+				SIB_NL_CMD_PKEY_GET);
+	if (!hdr)
+		goto free;
+	err = sib_nl_put_table(msg, dev);
+	if (err)
+		goto free;
+	genlmsg_end(msg, hdr);
+	ib_device_put(&dev->ibdev);
+	return genlmsg_reply(msg, info);
+free:
+	nlmsg_free(msg);
+put:
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
+/* raise IB_EVENT_PKEY_CHANGE: the core refreshes its P_Key cache on it */
+static void sib_nl_pkey_event(struct sib_dev *dev)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.element.port_num = 1,
+		.event = IB_EVENT_PKEY_CHANGE,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+static int sib_nl_pkey_change(struct genl_info *info, bool del)
+{
+	struct sib_dev *dev;
+	u16 index;
+	int err;
+
+	if (!info->attrs[SIB_NL_ATTR_PKEY_INDEX] ||
+	    (!del && !info->attrs[SIB_NL_ATTR_PKEY])) {
+		GENL_SET_ERR_MSG(info, "P_Key index or value missing");
+		return -EINVAL;
+	}
+	dev = sib_nl_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	index = nla_get_u16(info->attrs[SIB_NL_ATTR_PKEY_INDEX]);
+	if (del)
+		err = sib_pkey_del(&dev->pkey, index);
+	else
+		err = sib_pkey_set(&dev->pkey, index,
+				   nla_get_u16(info->attrs[SIB_NL_ATTR_PKEY]));
+	if (!err)
+		sib_nl_pkey_event(dev);
+	else if (err == -EEXIST)
+		GENL_SET_ERR_MSG(info, "P_Key already at another index");
+	else if (err == -ENOENT)
+		GENL_SET_ERR_MSG(info, "no valid P_Key at that index");
+	else if (err == -EINVAL)
+		GENL_SET_ERR_MSG(info, "index out of range or invalid P_Key");
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
+static int sib_nl_pkey_set(struct sk_buff *skb, struct genl_info *info)
+{
+	return sib_nl_pkey_change(info, false);
+}
+
+static int sib_nl_pkey_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return sib_nl_pkey_change(info, true);
+}
+
+static const struct genl_small_ops sib_nl_ops[] = {
+	{
+		.cmd = SIB_NL_CMD_PKEY_GET,
+		.doit = sib_nl_pkey_get,
+	},
+	{
+		.cmd = SIB_NL_CMD_PKEY_SET,
+		.doit = sib_nl_pkey_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = SIB_NL_CMD_PKEY_DEL,
+		.doit = sib_nl_pkey_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family sib_nl_family __ro_after_init = {
+	.name = SIB_NL_FAMILY_NAME,
+	.version = SIB_NL_FAMILY_VERSION,
+	.maxattr = SIB_NL_ATTR_MAX,
+	.policy = sib_nl_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = sib_nl_ops,
+	.n_small_ops = ARRAY_SIZE(sib_nl_ops),
+	.resv_start_op = SIB_NL_CMD_MAX + 1,
+};
+
+/**
+ * sib_nl_init() - register the "softib" generic netlink family
+ *
+ * Context: module init. Return: 0 or -errno.
+ */
+int sib_nl_init(void)
+{
+	return genl_register_family(&sib_nl_family);
+}
+
+/**
+ * sib_nl_exit() - unregister the family; no command runs afterwards
+ *
+ * Context: module exit, before the devices are unregistered.
+ */
+void sib_nl_exit(void)
+{
+	genl_unregister_family(&sib_nl_family);
+}

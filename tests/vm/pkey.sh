@@ -1,0 +1,213 @@
+#!/bin/bash
+# pkey.sh: P_Key partitions and Q_Key protection between two softib devices in two network
+# namespaces joined by a veth pair (sibA on vA in pkA, sibB on vB in pkB), and between softib
+# and rdma_rxe.  Meant to run inside a tools/vm-run guest (needs root and softib loaded; the
+# rxe part deletes sib0 to free UDP port 4791 in the initial netns).
+set -uo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/pkey.sh [--results FILE] [--no-rxe]
+
+Prints "RESULT pkey_<case> ok|FAIL <detail>" per case (also appended to FILE) and a last
+line "pkey: N/M ok"; exit status 0 iff all ok.  --no-rxe skips the rdma_rxe part.
+USAGE
+}
+RESULTS=/dev/null RXE=1
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--no-rxe) RXE=0; shift ;;
+	*) echo "pkey.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+T=$REPO/tools/sib-pkey/sib-pkey
+P=$REPO/tests/pkey/pkey-traffic
+for f in "$T" "$P"; do [[ -x $f ]] || { echo "pkey.sh: $f not built (make pkey)" >&2; exit 2; }; done
+nok=0 nfail=0 summary=()
+result() { # name ok|FAIL detail
+	echo "RESULT pkey_$1 $2 ${3:-} [${SECONDS}s]"
+	echo "RESULT pkey_$1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); summary+=("$1"); fi
+}
+check() { # name detail condition (evaluated)
+	if eval "$3"; then result "$1" ok "$2"; else result "$1" FAIL "$2"; fi
+}
+wait_gid() { # DEV: the RoCE GID cache fills asynchronously
+	local i
+	for i in $(seq 50); do "$REPO/tools/roce-gid-index" "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done
+	echo "pkey.sh: no RoCE v2 IPv4 GID on $1" >&2; return 1
+}
+OUT=$(mktemp -d /tmp/pkey.XXXXXX)
+BOUT=$OUT/batch.out
+# v CASE KEY: a field of the "CASE CASE exit=.. sent=.. A.rcvd_pkts=.." line of pkey-traffic
+v() { grep -m1 "^CASE $1 " "$BOUT" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# c CASE: the case's line, for the detail of a result
+c() { grep -m1 "^CASE $1 " "$BOUT" | cut -d' ' -f3-7; }
+batch() { # FILE: run the cases of FILE in one process, output to $BOUT
+	"$P" --batch "$1" >"$BOUT" 2>&1
+	sed 's/^/  | /' "$BOUT"
+}
+
+# ------------------------------------------------------------------ setup
+ip netns add pkA && ip netns add pkB || exit 2
+ip link add vA netns pkA type veth peer name vB netns pkB || exit 2
+ip -n pkA addr add 192.168.77.1/24 dev vA; ip -n pkB addr add 192.168.77.2/24 dev vB
+ip -n pkA link set vA up; ip -n pkB link set vB up
+ip -n pkA link set lo up; ip -n pkB link set lo up
+ip netns exec pkA rdma link add sibA type softib netdev vA || exit 2
+ip netns exec pkB rdma link add sibB type softib netdev vB || exit 2
+wait_gid sibA && wait_gid sibB || exit 2
+
+# ------------------------------------------------------------------ the table
+out=$("$T" show sibA 2>&1); echo "$out"
+check table_default "sib-pkey show: 64 entries, 1 valid: index 0 = 0xffff full; sysfs pkeys/0 and 64 pkeys files" \
+	'grep -q "^sibA port 1: 64 entries, 1 valid$" <<<"$out" &&
+	 grep -q "^sibA port 1 index 0 pkey 0xffff full$" <<<"$out" &&
+	 [[ $(cat /sys/class/infiniband/sibA/ports/1/pkeys/0) == 0xffff &&
+	    $(ls /sys/class/infiniband/sibA/ports/1/pkeys | wc -l) == 64 ]]'
+ok=1
+for s in "sibA 1 0x8001" "sibA 2 0x8002" "sibA 3 0x0003" "sibA 5 0x8005" \
+	 "sibB 1 0x8001" "sibB 2 0x0002" "sibB 3 0x0003" "sibB 4 0x8004"; do
+	"$T" set $s || ok=0
+done
+outB=$("$T" show sibB 2>&1); echo "$outB"
+check table_set "4 entries set per device; sib-pkey show and sysfs show them" \
+	'((ok)) && [[ $(cat /sys/class/infiniband/sibB/ports/1/pkeys/2) == 0x0002 ]] &&
+	 grep -q "^sibB port 1: 64 entries, 5 valid$" <<<"$outB" &&
+	 grep -q "^sibB port 1 index 2 pkey 0x0002 limited$" <<<"$outB"'
+bad=""
+"$T" set sibA 64 0x8010 2>/dev/null && bad+=" index-64"
+"$T" set sibA 9 0x8000 2>/dev/null && bad+=" 0x8000"
+"$T" set sibA 9 0x0000 2>/dev/null && bad+=" 0x0000"
+"$T" set sibA 9 0x8001 2>/dev/null && bad+=" duplicate"
+"$T" del sibA 9 2>/dev/null && bad+=" del-empty"
+"$T" show nosuchdev 2>/dev/null && bad+=" unknown-dev"
+"$T" set sibA 9 2>/dev/null; [[ $? == 2 ]] || bad+=" usage"
+capsh --drop=cap_net_admin -- -c "$T set sibA 9 0x8009" 2>/dev/null && bad+=" no-CAP_NET_ADMIN-set"
+capsh --drop=cap_net_admin -- -c "$T show sibA" >/dev/null || bad+=" no-CAP_NET_ADMIN-show"
+check table_errors "refused: index 64, 0x8000, 0x0000, duplicate, del of an empty entry, unknown device, set without CAP_NET_ADMIN${bad:+; accepted:$bad}" \
+	'[[ -z $bad && $("$T" show sibA | grep -c index) == 5 ]]'
+
+# ------------------------------------------------------------------ one process, many cases
+cat >"$OUT/cases" <<CASES
+--show-pkeys sibA
+--name badidx --type rc --index-a 9 -n 1
+# A sends 4 messages to B: full/full, full/limited, limited/limited, other partitions
+--name rc_full_full --type rc --index-a 1 --index-b 1
+--name ud_full_full --type ud --index-a 1 --index-b 1
+--name rc_full_limited --type rc --index-a 2 --index-b 2
+--name ud_full_limited --type ud --index-a 2 --index-b 2
+--name rc_limited_limited --type rc --index-a 3 --index-b 3
+--name ud_limited_limited --type ud --index-a 3 --index-b 3
+--name rc_other_partition --type rc --index-a 5 --index-b 4
+--name ud_other_partition --type ud --index-a 5 --index-b 4
+--name rc_other_qp_partition --type rc --index-a 1 --index-b 4
+--name ud_other_qp_partition --type ud --index-a 1 --index-b 4
+--name rc_default --type rc --index-a 0 --index-b 0
+# Q_Keys
+--name qkey_bad --type ud --index-a 1 --index-b 1 --qkey-b 0x22222222 --wr-qkey 0x33333333
+--name qkey_own --type ud --index-a 1 --index-b 1 --qkey-a 0x22222222 --qkey-b 0x22222222 --wr-qkey 0x80000000
+--name qkey_priv --type ud --index-a 1 --index-b 1 --qkey-a 0x80000005 --qkey-b 0x80000005 -n 2
+# table changes under live QPs
+--name change_keep --type rc --index-a 1 --index-b 1 -n 6 --pause-after 3 --pause-cmd '$T del sibA 0 && $T del sibB 0 && $T set sibA 2 0x8012 && $T set sibB 6 0x8006'
+--show-pkeys sibB
+--name idx0 --type ud --index-a 1 --index-b 0 -n 1
+--name default_closed --pre-cmd '$T set sibA 0 0xffff' --type ud --index-a 0 --index-b 1
+--name entry_removed --type rc --index-a 1 --index-b 1 --pause-after 2 --pause-cmd '$T del sibA 1'
+--name entry_changed --pre-cmd '$T set sibA 1 0x8001' --type ud --index-a 1 --index-b 1 --pause-after 2 --pause-cmd '$T set sibA 1 0x0001'
+--name entry_changed_in --type ud --index-a 1 --index-b 4 --pause-after 2 --pause-cmd '$T set sibA 1 0x8004'
+CASES
+batch "$OUT/cases"
+
+check max_pkeys "ibv_query_device max_pkeys 64, ibv_query_port pkey_tbl_len 64, ibv_query_pkey lists sibA's 5 entries" \
+	'grep -qx "MAX_PKEYS sibA 64" $BOUT && grep -qx "PKEY_TBL_LEN sibA 64" $BOUT &&
+	 [[ $(grep -c "^PKEY sibA" $BOUT) == 5 ]] && grep -qx "PKEY sibA 3 0x0003" $BOUT'
+check modify_invalid_index "modify_qp to an index without an entry: $(c badidx)" \
+	'[[ $(v badidx setup) == modify_qp_init && $(v badidx errno) == EINVAL ]]'
+# traffic CASE all|none: every message arrived, or none did and each packet was a violation
+traffic() {
+	local n=$1 sent rcvd perr
+	sent=$(v "$n" A.sent_pkts) rcvd=$(v "$n" B.rcvd_pkts) perr=$(v "$n" B.rcvd_pkey_err)
+	local d="$(c "$n"); sibA sent_pkts +$sent, sibB rcvd_pkts +$rcvd rcvd_pkey_err +$perr"
+	if [[ $2 == all ]]; then
+		check "$n" "$d" '[[ $(v $n exit) == 0 ]] && ((perr == 0 && sent > 0))'
+	elif [[ $n == rc_* ]]; then
+		# nothing arrives, the requester ends in retry exhaustion (retry_cnt 2: 3 transmissions)
+		check "$n" "$d" '[[ $(v $n exit) == 3 && $(v $n status) == transport_retry_counter_exceeded ]] &&
+			((perr == sent && rcvd == sent && sent == 3))'
+	else
+		check "$n" "$d" '[[ $(v $n exit) == 3 ]] && ((perr == 4 && sent == 4 && rcvd == 4))'
+	fi
+}
+for t in rc_full_full ud_full_full rc_full_limited ud_full_limited rc_default; do traffic $t all; done
+for t in rc_limited_limited ud_limited_limited rc_other_partition ud_other_partition \
+	rc_other_qp_partition ud_other_qp_partition; do traffic $t none; done
+
+check ud_qkey_mismatch "DETH Q_Key != the QP's: $(c qkey_bad); sibB rcvd_qkey_err +$(v qkey_bad B.rcvd_qkey_err)" \
+	'[[ $(v qkey_bad exit) == 3 && $(v qkey_bad B.rcvd_qkey_err) == 4 && $(v qkey_bad B.rcvd_pkey_err) == 0 ]]'
+check ud_qkey_wr_high_bit "WR Q_Key 0x80000000 sends the QP's own: $(c qkey_own); rcvd_qkey_err +$(v qkey_own B.rcvd_qkey_err)" \
+	'[[ $(v qkey_own exit) == 0 && $(v qkey_own B.rcvd_qkey_err) == 0 ]]'
+check ud_qkey_privileged "privileged Q_Key 0x80000005 with CAP_NET_RAW: $(c qkey_priv)" \
+	'[[ $(v qkey_priv exit) == 0 ]]'
+capsh --drop=cap_net_raw -- -c "$P --name nocap --type ud --index-a 1 --index-b 1 --qkey-a 0x80000005 -n 1" \
+	>"$OUT/nocap" 2>&1
+cat "$OUT/nocap"
+check ud_qkey_privileged_nocap "without CAP_NET_RAW: $(cut -d' ' -f3-4 "$OUT/nocap" | head -1)" \
+	'grep -q "^CASE nocap exit=2 setup=modify_qp_init errno=EPERM" "$OUT/nocap"'
+
+check change_keeps_qps "0xFFFF removed from both, entries added/changed while an RC pair on 0x8001 runs: $(c change_keep); sibB rcvd_pkey_err +$(v change_keep B.rcvd_pkey_err)" \
+	'[[ $(v change_keep exit) == 0 && $(v change_keep B.rcvd_pkey_err) == 0 ]]'
+check change_event "IB_EVENT_PKEY_CHANGE reaches the users of both devices" \
+	'grep -q "^ASYNC_EVENT A P_Key change" $BOUT && grep -q "^ASYNC_EVENT B P_Key change" $BOUT'
+check default_removed "sibB index 0 after del: sysfs $(cat /sys/class/infiniband/sibB/ports/1/pkeys/0), not listed by ibv_query_pkey; a QP on it: $(c idx0)" \
+	'! grep -q "^PKEY sibB 0 " $BOUT && grep -qx "PKEY sibB 6 0x8006" $BOUT &&
+	 [[ $(cat /sys/class/infiniband/sibB/ports/1/pkeys/0) == 0x0000 ]] &&
+	 [[ $(v idx0 setup) == modify_qp_init && $(v idx0 errno) == EINVAL ]]'
+check default_partition_closed "0xFFFF packets to a port without 0xFFFF: $(c default_closed); sibB rcvd_pkey_err +$(v default_closed B.rcvd_pkey_err)" \
+	'[[ $(v default_closed exit) == 3 && $(v default_closed B.rcvd_pkey_err) == 4 ]]'
+check qp_entry_removed "sibA's entry 1 removed after 2 of 4 RC messages: $(c entry_removed); sibA send_pkey_err +$(v entry_removed A.send_pkey_err), sibB rcvd_pkey_err +$(v entry_removed B.rcvd_pkey_err)" \
+	'[[ $(v entry_removed exit) == 1 && $(v entry_removed received) == 2 &&
+	   $(v entry_removed status) == transport_retry_counter_exceeded &&
+	   $(v entry_removed A.send_pkey_err) == 3 && $(v entry_removed B.rcvd_pkey_err) == 0 ]]'
+check qp_entry_changed "sibA 0x8001 -> 0x0001 (limited) under a live UD QP, sibB's QP full: $(c entry_changed); rcvd_pkey_err +$(v entry_changed B.rcvd_pkey_err)" \
+	'[[ $(v entry_changed exit) == 0 && $(v entry_changed B.rcvd_pkey_err) == 0 ]]'
+check qp_entry_changed_in "sibA 0x0001 -> 0x8004 towards sibB's 0x8004 QP: 2 dropped before, 2 delivered after: $(c entry_changed_in); rcvd_pkey_err +$(v entry_changed_in B.rcvd_pkey_err)" \
+	'[[ $(v entry_changed_in exit) == 1 && $(v entry_changed_in received) == 2 && $(v entry_changed_in B.rcvd_pkey_err) == 2 ]]'
+rs=$(rdma statistic show link sibB/1 2>&1)
+check rdma_statistic "rdma statistic show link sibB/1: $(grep -o 'rcvd_pkey_err [0-9]*' <<<"$rs")" \
+	'[[ $(grep -o "rcvd_pkey_err [0-9]*" <<<"$rs" | cut -d" " -f2) == $(cat /sys/class/infiniband/sibB/ports/1/hw_counters/rcvd_pkey_err) ]] &&
+	 grep -q "send_pkey_err" <<<"$rs"'
+
+ip netns exec pkA rdma link delete sibA
+ip netns exec pkB rdma link delete sibB
+ip netns del pkA; ip netns del pkB
+
+# ------------------------------------------------------------------ rdma_rxe
+if ((RXE)); then
+	rdma link delete sib0 2>/dev/null
+	ip netns add pkS
+	ip link add vR type veth peer name vS netns pkS
+	ip addr add 192.168.78.1/24 dev vR; ip link set vR up
+	ip -n pkS addr add 192.168.78.2/24 dev vS; ip -n pkS link set vS up; ip -n pkS link set lo up
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev vR
+	ip netns exec pkS rdma link add sibS type softib netdev vS
+	wait_gid rxe0; wait_gid sibS
+	cat >"$OUT/rxe" <<CASES
+--name rxe_rc_sib_to_rxe --type rc -a sibS -b rxe0
+--name rxe_rc_rxe_to_sib --type rc -a rxe0 -b sibS
+--name rxe_ud_sib_to_rxe --type ud -a sibS -b rxe0
+--name rxe_ud_rxe_to_sib --type ud -a rxe0 -b sibS
+CASES
+	batch "$OUT/rxe"
+	for t in rxe_rc_sib_to_rxe rxe_rc_rxe_to_sib rxe_ud_sib_to_rxe rxe_ud_rxe_to_sib; do
+		check $t "default partition, softib <-> rdma_rxe: $(c $t)" '[[ $(v $t exit) == 0 ]]'
+	done
+	rdma link delete rxe0; ip netns exec pkS rdma link delete sibS
+	ip netns del pkS
+fi
+
+echo "pkey: $nok/$((nok + nfail)) ok${summary:+, failed: ${summary[*]}}"
+((nfail == 0))
