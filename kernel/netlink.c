@@ -186,7 +186,6 @@ static struct genl_family sib_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = sib_nl_ops,
 	.n_small_ops = ARRAY_SIZE(sib_nl_ops),
-	.resv_start_op = SIB_NL_CMD_MAX + 1,
 };
 
 /**

@@ -498,6 +498,8 @@ static int run_case(int argc, char **argv)
 		o.n = 4;
 	if (o.pre_cmd && system(o.pre_cmd))
 		printf("NOTE pre command failed: %s\n", o.pre_cmd);
+	/* ib_core serves hw_counters from a cache for 10 ms: outwait it */
+	usleep(30000);
 	read_counters(&a);
 	read_counters(&b);
 	if (sigsetjmp(case_env, 0)) {
@@ -517,6 +519,7 @@ static int run_case(int argc, char **argv)
 	}
 	close_side(&a);
 	close_side(&b);
+	usleep(30000);
 	print_deltas(&a, "A");
 	print_deltas(&b, "B");
 	printf("\n");

@@ -42,13 +42,20 @@ wait_gid() { # DEV: the RoCE GID cache fills asynchronously
 }
 OUT=$(mktemp -d /tmp/pkey.XXXXXX)
 BOUT=$OUT/batch.out
-# v CASE KEY: a field of the "CASE CASE exit=.. sent=.. A.rcvd_pkts=.." line of pkey-traffic
-v() { grep -m1 "^CASE $1 " "$BOUT" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-# c CASE: the case's line, for the detail of a result
-c() { grep -m1 "^CASE $1 " "$BOUT" | cut -d' ' -f3-7; }
+# F[CASE.KEY]: the fields of pkey-traffic's "CASE CASE exit=.. sent=.. A.rcvd_pkts=.." lines,
+# L[CASE]: the first five of them (in bash: a fork costs much in a TCG guest)
+declare -A F L
 batch() { # FILE: run the cases of FILE in one process, output to $BOUT
+	local line name kv
 	"$P" --batch "$1" >"$BOUT" 2>&1
-	sed 's/^/  | /' "$BOUT"
+	while IFS= read -r line; do
+		echo "  | $line"
+		[[ $line == "CASE "* ]] || continue
+		set -- $line
+		name=$2; shift 2
+		L[$name]="${*:1:5}"
+		for kv in "$@"; do F[$name.${kv%%=*}]=${kv#*=}; done
+	done <"$BOUT"
 }
 
 # ------------------------------------------------------------------ setup
@@ -125,57 +132,57 @@ batch "$OUT/cases"
 check max_pkeys "ibv_query_device max_pkeys 64, ibv_query_port pkey_tbl_len 64, ibv_query_pkey lists sibA's 5 entries" \
 	'grep -qx "MAX_PKEYS sibA 64" $BOUT && grep -qx "PKEY_TBL_LEN sibA 64" $BOUT &&
 	 [[ $(grep -c "^PKEY sibA" $BOUT) == 5 ]] && grep -qx "PKEY sibA 3 0x0003" $BOUT'
-check modify_invalid_index "modify_qp to an index without an entry: $(c badidx)" \
-	'[[ $(v badidx setup) == modify_qp_init && $(v badidx errno) == EINVAL ]]'
+check modify_invalid_index "modify_qp to an index without an entry: ${L[badidx]}" \
+	'[[ ${F[badidx.setup]} == modify_qp_init && ${F[badidx.errno]} == EINVAL ]]'
 # traffic CASE all|none: every message arrived, or none did and each packet was a violation
 traffic() {
 	local n=$1 sent rcvd perr
-	sent=$(v "$n" A.sent_pkts) rcvd=$(v "$n" B.rcvd_pkts) perr=$(v "$n" B.rcvd_pkey_err)
-	local d="$(c "$n"); sibA sent_pkts +$sent, sibB rcvd_pkts +$rcvd rcvd_pkey_err +$perr"
+	sent=${F[$n.A.sent_pkts]} rcvd=${F[$n.B.rcvd_pkts]} perr=${F[$n.B.rcvd_pkey_err]}
+	local d="${L[$n]}; sibA sent_pkts +$sent, sibB rcvd_pkts +$rcvd rcvd_pkey_err +$perr"
 	if [[ $2 == all ]]; then
-		check "$n" "$d" '[[ $(v $n exit) == 0 ]] && ((perr == 0 && sent > 0))'
+		check "$n" "$d" '[[ ${F[$n.exit]} == 0 ]] && ((perr == 0 && sent > 0))'
 	elif [[ $n == rc_* ]]; then
 		# nothing arrives, the requester ends in retry exhaustion (retry_cnt 2: 3 transmissions)
-		check "$n" "$d" '[[ $(v $n exit) == 3 && $(v $n status) == transport_retry_counter_exceeded ]] &&
+		check "$n" "$d" '[[ ${F[$n.exit]} == 3 && ${F[$n.status]} == transport_retry_counter_exceeded ]] &&
 			((perr == sent && rcvd == sent && sent == 3))'
 	else
-		check "$n" "$d" '[[ $(v $n exit) == 3 ]] && ((perr == 4 && sent == 4 && rcvd == 4))'
+		check "$n" "$d" '[[ ${F[$n.exit]} == 3 ]] && ((perr == 4 && sent == 4 && rcvd == 4))'
 	fi
 }
 for t in rc_full_full ud_full_full rc_full_limited ud_full_limited rc_default; do traffic $t all; done
 for t in rc_limited_limited ud_limited_limited rc_other_partition ud_other_partition \
 	rc_other_qp_partition ud_other_qp_partition; do traffic $t none; done
 
-check ud_qkey_mismatch "DETH Q_Key != the QP's: $(c qkey_bad); sibB rcvd_qkey_err +$(v qkey_bad B.rcvd_qkey_err)" \
-	'[[ $(v qkey_bad exit) == 3 && $(v qkey_bad B.rcvd_qkey_err) == 4 && $(v qkey_bad B.rcvd_pkey_err) == 0 ]]'
-check ud_qkey_wr_high_bit "WR Q_Key 0x80000000 sends the QP's own: $(c qkey_own); rcvd_qkey_err +$(v qkey_own B.rcvd_qkey_err)" \
-	'[[ $(v qkey_own exit) == 0 && $(v qkey_own B.rcvd_qkey_err) == 0 ]]'
-check ud_qkey_privileged "privileged Q_Key 0x80000005 with CAP_NET_RAW: $(c qkey_priv)" \
-	'[[ $(v qkey_priv exit) == 0 ]]'
+check ud_qkey_mismatch "DETH Q_Key != the QP's: ${L[qkey_bad]}; sibB rcvd_qkey_err +${F[qkey_bad.B.rcvd_qkey_err]}" \
+	'[[ ${F[qkey_bad.exit]} == 3 && ${F[qkey_bad.B.rcvd_qkey_err]} == 4 && ${F[qkey_bad.B.rcvd_pkey_err]} == 0 ]]'
+check ud_qkey_wr_high_bit "WR Q_Key 0x80000000 sends the QP's own: ${L[qkey_own]}; rcvd_qkey_err +${F[qkey_own.B.rcvd_qkey_err]}" \
+	'[[ ${F[qkey_own.exit]} == 0 && ${F[qkey_own.B.rcvd_qkey_err]} == 0 ]]'
+check ud_qkey_privileged "privileged Q_Key 0x80000005 with CAP_NET_RAW: ${L[qkey_priv]}" \
+	'[[ ${F[qkey_priv.exit]} == 0 ]]'
 capsh --drop=cap_net_raw -- -c "$P --name nocap --type ud --index-a 1 --index-b 1 --qkey-a 0x80000005 -n 1" \
 	>"$OUT/nocap" 2>&1
 cat "$OUT/nocap"
 check ud_qkey_privileged_nocap "without CAP_NET_RAW: $(cut -d' ' -f3-4 "$OUT/nocap" | head -1)" \
 	'grep -q "^CASE nocap exit=2 setup=modify_qp_init errno=EPERM" "$OUT/nocap"'
 
-check change_keeps_qps "0xFFFF removed from both, entries added/changed while an RC pair on 0x8001 runs: $(c change_keep); sibB rcvd_pkey_err +$(v change_keep B.rcvd_pkey_err)" \
-	'[[ $(v change_keep exit) == 0 && $(v change_keep B.rcvd_pkey_err) == 0 ]]'
+check change_keeps_qps "0xFFFF removed from both, entries added/changed while an RC pair on 0x8001 runs: ${L[change_keep]}; sibB rcvd_pkey_err +${F[change_keep.B.rcvd_pkey_err]}" \
+	'[[ ${F[change_keep.exit]} == 0 && ${F[change_keep.B.rcvd_pkey_err]} == 0 ]]'
 check change_event "IB_EVENT_PKEY_CHANGE reaches the users of both devices" \
 	'grep -q "^ASYNC_EVENT A P_Key change" $BOUT && grep -q "^ASYNC_EVENT B P_Key change" $BOUT'
-check default_removed "sibB index 0 after del: sysfs $(cat /sys/class/infiniband/sibB/ports/1/pkeys/0), not listed by ibv_query_pkey; a QP on it: $(c idx0)" \
+check default_removed "sibB index 0 after del: sysfs $(cat /sys/class/infiniband/sibB/ports/1/pkeys/0), not listed by ibv_query_pkey; a QP on it: ${L[idx0]}" \
 	'! grep -q "^PKEY sibB 0 " $BOUT && grep -qx "PKEY sibB 6 0x8006" $BOUT &&
 	 [[ $(cat /sys/class/infiniband/sibB/ports/1/pkeys/0) == 0x0000 ]] &&
-	 [[ $(v idx0 setup) == modify_qp_init && $(v idx0 errno) == EINVAL ]]'
-check default_partition_closed "0xFFFF packets to a port without 0xFFFF: $(c default_closed); sibB rcvd_pkey_err +$(v default_closed B.rcvd_pkey_err)" \
-	'[[ $(v default_closed exit) == 3 && $(v default_closed B.rcvd_pkey_err) == 4 ]]'
-check qp_entry_removed "sibA's entry 1 removed after 2 of 4 RC messages: $(c entry_removed); sibA send_pkey_err +$(v entry_removed A.send_pkey_err), sibB rcvd_pkey_err +$(v entry_removed B.rcvd_pkey_err)" \
-	'[[ $(v entry_removed exit) == 1 && $(v entry_removed received) == 2 &&
-	   $(v entry_removed status) == transport_retry_counter_exceeded &&
-	   $(v entry_removed A.send_pkey_err) == 3 && $(v entry_removed B.rcvd_pkey_err) == 0 ]]'
-check qp_entry_changed "sibA 0x8001 -> 0x0001 (limited) under a live UD QP, sibB's QP full: $(c entry_changed); rcvd_pkey_err +$(v entry_changed B.rcvd_pkey_err)" \
-	'[[ $(v entry_changed exit) == 0 && $(v entry_changed B.rcvd_pkey_err) == 0 ]]'
-check qp_entry_changed_in "sibA 0x0001 -> 0x8004 towards sibB's 0x8004 QP: 2 dropped before, 2 delivered after: $(c entry_changed_in); rcvd_pkey_err +$(v entry_changed_in B.rcvd_pkey_err)" \
-	'[[ $(v entry_changed_in exit) == 1 && $(v entry_changed_in received) == 2 && $(v entry_changed_in B.rcvd_pkey_err) == 2 ]]'
+	 [[ ${F[idx0.setup]} == modify_qp_init && ${F[idx0.errno]} == EINVAL ]]'
+check default_partition_closed "0xFFFF packets to a port without 0xFFFF: ${L[default_closed]}; sibB rcvd_pkey_err +${F[default_closed.B.rcvd_pkey_err]}" \
+	'[[ ${F[default_closed.exit]} == 3 && ${F[default_closed.B.rcvd_pkey_err]} == 4 ]]'
+check qp_entry_removed "sibA's entry 1 removed after 2 of 4 RC messages: ${L[entry_removed]}; sibA send_pkey_err +${F[entry_removed.A.send_pkey_err]}, sibB rcvd_pkey_err +${F[entry_removed.B.rcvd_pkey_err]}" \
+	'[[ ${F[entry_removed.exit]} == 1 && ${F[entry_removed.received]} == 2 &&
+	   ${F[entry_removed.status]} == transport_retry_counter_exceeded &&
+	   ${F[entry_removed.A.send_pkey_err]} == 3 && ${F[entry_removed.B.rcvd_pkey_err]} == 0 ]]'
+check qp_entry_changed "sibA 0x8001 -> 0x0001 (limited) under a live UD QP, sibB's QP full: ${L[entry_changed]}; rcvd_pkey_err +${F[entry_changed.B.rcvd_pkey_err]}" \
+	'[[ ${F[entry_changed.exit]} == 0 && ${F[entry_changed.B.rcvd_pkey_err]} == 0 ]]'
+check qp_entry_changed_in "sibA 0x0001 -> 0x8004 towards sibB's 0x8004 QP: 2 dropped before, 2 delivered after: ${L[entry_changed_in]}; rcvd_pkey_err +${F[entry_changed_in.B.rcvd_pkey_err]}" \
+	'[[ ${F[entry_changed_in.exit]} == 1 && ${F[entry_changed_in.received]} == 2 && ${F[entry_changed_in.B.rcvd_pkey_err]} == 2 ]]'
 rs=$(rdma statistic show link sibB/1 2>&1)
 check rdma_statistic "rdma statistic show link sibB/1: $(grep -o 'rcvd_pkey_err [0-9]*' <<<"$rs")" \
 	'[[ $(grep -o "rcvd_pkey_err [0-9]*" <<<"$rs" | cut -d" " -f2) == $(cat /sys/class/infiniband/sibB/ports/1/hw_counters/rcvd_pkey_err) ]] &&
@@ -203,7 +210,7 @@ if ((RXE)); then
 CASES
 	batch "$OUT/rxe"
 	for t in rxe_rc_sib_to_rxe rxe_rc_rxe_to_sib rxe_ud_sib_to_rxe rxe_ud_rxe_to_sib; do
-		check $t "default partition, softib <-> rdma_rxe: $(c $t)" '[[ $(v $t exit) == 0 ]]'
+		check $t "default partition, softib <-> rdma_rxe: ${L[$t]}" '[[ ${F[$t.exit]} == 0 ]]'
 	done
 	rdma link delete rxe0; ip netns exec pkS rdma link delete sibS
 	ip netns del pkS
