@@ -44,6 +44,11 @@
 	X(XMIT_ERR,		"send_err")		\
 	X(XMIT_FRAG,		"send_ip_fragmented")	\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
+	X(MW_BIND,		"mw_bind")		\
+	X(FAST_REG,		"fast_reg")		\
+	X(LOCAL_INV,		"local_inv")		\
+	X(REMOTE_INV,		"remote_inv")		\
+	X(RKEY_ERR,		"rkey_violation")	\
 	X(COMPLETIONS,		"completions")		\
 	X(INLINE_ROUNDS,	"inline_rounds")	\
 	X(WORK_ROUNDS,		"work_rounds")

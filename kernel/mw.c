@@ -289,9 +289,9 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
  * An MR key is checked as by sib_mr_get() (the range on copy). A window
  * key must name a valid window with this key byte, in the QP's PD, bound
  * to this QP when of type 2, granting @access over [@va, @va + @len)
- * (IBTA 9.7.4.1.8 / 10.6.7). Context: the QP's work. Return: the
- * referenced MR to copy through (sib_mr_put()), or NULL: NAK with
- * remote access error.
+ * (IBTA 9.7.4.1.8 / 10.6.7). A refusal counts as rkey_violation.
+ * Context: the QP's work. Return: the referenced MR to copy through
+ * (sib_mr_put()), or NULL: NAK with remote access error.
  */
 struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 			    int access, u64 va, u32 len)
@@ -299,11 +299,17 @@ struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 	struct sib_mr *mr = NULL;
 	struct sib_mw *mw;
 
-	if (!(rkey & SIB_MW_KEY_BIT))
-		return sib_mr_get(qp->dev, pd, rkey, access);
+	if (!(rkey & SIB_MW_KEY_BIT)) {
+		mr = sib_mr_get(qp->dev, pd, rkey, access);
+		if (!mr)
+			sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
+		return mr;
+	}
 	mw = sib_mw_get(qp->dev, rkey);
-	if (!mw)
+	if (!mw) {
+		sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
 		return NULL;
+	}
 	spin_lock(&mw->lock);
 	if (mw->valid && mw->mr && mw->rkey == rkey &&
 	    mw->ibmw.pd == pd &&
@@ -313,5 +319,7 @@ struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 		mr = mw->mr;
 	spin_unlock(&mw->lock);
 	sib_mw_put(mw);
+	if (!mr)
+		sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
 	return mr;
 }

@@ -370,6 +370,9 @@ static enum sib_req_step sib_req_local(struct sib_qp *qp, struct sib_swqe *sw)
 	}
 	if (status != IB_WC_SUCCESS)
 		return sib_req_fail(qp, sw, status);
+	sib_counter_inc(qp->dev, sw->wqe.opcode == IB_WR_BIND_MW ? SIB_CNT_MW_BIND :
+			sw->wqe.opcode == IB_WR_LOCAL_INV ? SIB_CNT_LOCAL_INV :
+			SIB_CNT_FAST_REG);
 	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
 	qp->sq.req++;
 	WRITE_ONCE(qp->sq.comp, qp->sq.req);

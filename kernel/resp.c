@@ -129,6 +129,7 @@ static enum sib_resp_res sib_resp_invalidate(struct sib_qp *qp,
 		sib_resp_recv_error(qp, IB_WC_REM_INV_REQ_ERR);
 		return SIB_RESP_NAK_INV;
 	}
+	sib_counter_inc(qp->dev, SIB_CNT_REMOTE_INV);
 	c->wc_flags |= SIB_WC_F_INV;
 	c->ex = ieth;
 	return SIB_RESP_OK;

@@ -1,0 +1,88 @@
+#!/bin/bash
+# mem.sh: kernel memory-registration verbs on a softib device, run inside a guest:
+# NVMe over Fabrics (RDMA) in loopback, whose host side registers every I/O with a
+# fast-registration MR (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR) and whose target
+# answers with SEND_WITH_INV (or the host invalidates with IB_WR_LOCAL_INV).
+set -uo pipefail
+DEV=sib0 ADDR=10.0.2.15 MB=16 RES=/dev/null
+while (($#)); do
+	case $1 in
+	-h|--help) echo "Usage: tests/vm/mem.sh [--dev DEV] [--addr IP] [--mb N] [--results FILE]"; exit 0 ;;
+	--results) RES=${2:?}; shift 2 ;;
+	--dev) DEV=${2:?}; shift 2 ;;
+	--addr) ADDR=${2:?}; shift 2 ;;
+	--mb) MB=${2:?}; shift 2 ;;
+	*) echo "mem.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+pass=0 fail=0
+result() { # name ok|FAIL detail
+	echo "RESULT mem_$1 $2 ${3:-}" | tee -a "$RES"
+	if [[ $2 == ok ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+cnt() { cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+
+NQN=sib-mem-test
+CFS=/sys/kernel/config/nvmet
+W=$(mktemp -d /tmp/mem.XXXXXX)
+cleanup() {
+	[[ -n ${NVMEDEV:-} ]] && echo 1 > "/sys/class/nvme/${NVMEDEV}/delete_controller" 2>/dev/null
+	rm -f "$CFS/ports/1/subsystems/$NQN" 2>/dev/null
+	rmdir "$CFS/ports/1" 2>/dev/null
+	echo 0 > "$CFS/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+modprobe -a nvmet nvmet-rdma nvme-rdma || { result nvme_setup FAIL "modprobe"; exit 1; }
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+truncate -s "${MB}M" "$W/ns.img"
+mkdir "$CFS/subsystems/$NQN" && echo 1 > "$CFS/subsystems/$NQN/attr_allow_any_host" &&
+mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
+echo -n "$W/ns.img" > "$CFS/subsystems/$NQN/namespaces/1/device_path" &&
+{ echo 1 > "$CFS/subsystems/$NQN/namespaces/1/buffered_io"; true; } &&
+echo 1 > "$CFS/subsystems/$NQN/namespaces/1/enable" &&
+mkdir "$CFS/ports/1" && echo "$ADDR" > "$CFS/ports/1/addr_traddr" &&
+echo rdma > "$CFS/ports/1/addr_trtype" && echo 4420 > "$CFS/ports/1/addr_trsvcid" &&
+echo ipv4 > "$CFS/ports/1/addr_adrfam" &&
+ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" || { result nvme_setup FAIL "nvmet configfs"; exit 1; }
+fr0=$(cnt fast_reg) li0=$(cnt local_inv) ri0=$(cnt remote_inv)
+if ! echo "transport=rdma,traddr=$ADDR,trsvcid=4420,nqn=$NQN,nr_io_queues=1" > /dev/nvme-fabrics; then
+	result nvme_connect FAIL "write to /dev/nvme-fabrics failed"; exit 1
+fi
+for c in /sys/class/nvme/nvme*; do
+	[[ $(cat "$c/subsysnqn" 2>/dev/null) == "$NQN" ]] && NVMEDEV=${c##*/}
+done
+# the namespace's block device: nvmeXnY (not a hidden multipath nvmeXcZnY) of our NQN
+BDEV=
+for i in $(seq 50); do
+	for b in /sys/block/nvme*; do
+		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		q=$(cat "$b/device/subsysnqn" 2>/dev/null || cat "$b/device/device/subsysnqn" 2>/dev/null)
+		[[ $q == "$NQN" ]] && BDEV=/dev/${b##*/}
+	done
+	[[ -n $BDEV ]] && break
+	sleep 0.2
+done
+[[ -n ${NVMEDEV:-} && -n $BDEV ]] || { result nvme_connect FAIL "no namespace block device"; exit 1; }
+result nvme_connect ok "$NVMEDEV $BDEV over $DEV"
+# every block size class: one page, several pages (one MR of many pages), 1 MiB
+head -c $((MB * 1024 * 1024)) /dev/urandom > "$W/src"
+ok=1
+for bs in 4k 64k 1M; do
+	dd if="$W/src" of="$BDEV" bs=$bs oflag=direct conv=fsync status=none || ok=0
+	dd if="$BDEV" of="$W/dst" bs=$bs iflag=direct status=none || ok=0
+	cmp -s "$W/src" "$W/dst" || { ok=0; echo "mem.sh: data mismatch with bs=$bs" >&2; }
+	rm -f "$W/dst"
+done
+((ok)) && result nvme_data ok "${MB} MiB written and read back with bs 4k, 64k, 1M, compared" ||
+	result nvme_data FAIL "I/O error or mismatch"
+fr=$(( $(cnt fast_reg) - fr0 )) li=$(( $(cnt local_inv) - li0 )) ri=$(( $(cnt remote_inv) - ri0 ))
+if ((fr > 0 && li + ri > 0)); then
+	result fast_reg ok "fast_reg +$fr, local_inv +$li, remote_inv +$ri"
+else
+	result fast_reg FAIL "fast_reg +$fr, local_inv +$li, remote_inv +$ri (expected registrations and invalidations)"
+fi
+echo "mem: $pass/$((pass + fail)) ok on $DEV"
+((fail == 0))
