@@ -367,8 +367,9 @@ int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
  * @udata: user data (no driver data defined)
  *
  * A new translation is a new registration: a new MR with new keys is
- * returned and the core deregisters the old one. PD and access alone
- * change in place and the keys stay; the core updates ibmr->pd itself.
+ * returned and the core deregisters the old one; so is adding local
+ * write to pages pinned read-only. Otherwise PD and access change in
+ * place and the keys stay; the core updates ibmr->pd itself.
  * Context: process. Return: NULL (changed in place), the new MR, or
  * ERR_PTR(-EINVAL, -EOPNOTSUPP, -EBUSY while windows are bound, -ENOMEM,
  * -EFAULT).
@@ -392,6 +393,11 @@ struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return sib_reg_user_mr(pd, start, length, iova,
 				       (flags & IB_MR_REREG_ACCESS) ? access :
 				       mr->access, udata);
+	/* pages pinned for reading only must be pinned again for writing */
+	if ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_LOCAL_WRITE) &&
+	    !mr->umem->writable)
+		return sib_reg_user_mr(pd, mr->umem->address, mr->length,
+				       mr->iova, access, udata);
 	if (flags & IB_MR_REREG_ACCESS)
 		WRITE_ONCE(mr->access, access);
 	return NULL;
