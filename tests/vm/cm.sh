@@ -12,6 +12,7 @@ TESTs (default: all):
   send_bw write_bw read_bw atomic_bw                    (perftest, RC, default options)
   send_bw_q8 write_bw_q8 read_bw_q8 atomic_bw_q8        (RC, -q 8)
   send_lat write_lat read_lat atomic_lat                (RC)
+  uc_send_bw uc_write_bw uc_send_lat uc_write_lat      (UC, -c UC)
   ud_send_bw ud_send_lat                                (UD, -c UD)
 Every test gets a line "RESULT <name> ok|FAIL <detail>" (also appended to FILE): ok when
 both sides exit 0 and print what the program prints on success: rping -V the 10 verified
@@ -35,7 +36,8 @@ done
 ((${#tests[@]})) || tests=(rping ucmatose udaddy mckey write_bw_cm
 			   send_bw write_bw read_bw atomic_bw
 			   send_bw_q8 write_bw_q8 read_bw_q8 atomic_bw_q8
-			   send_lat write_lat read_lat atomic_lat ud_send_bw ud_send_lat)
+			   send_lat write_lat read_lat atomic_lat
+			   uc_send_bw uc_write_bw uc_send_lat uc_write_lat ud_send_bw ud_send_lat)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=$(mktemp -d /tmp/cm.XXXXXX)
 PORT=18515
@@ -135,6 +137,8 @@ for t in "${tests[@]}"; do
 	atomic_bw_q8)			perftest ib_atomic_bw "$t" 8 "$BW" -q 8 ;;
 	send_lat|write_lat|read_lat)	perftest "ib_$t" "$t" 2 "$ITERS" ;;
 	atomic_lat)			perftest ib_atomic_lat "$t" 8 "$ITERS" ;;
+	uc_send_bw|uc_write_bw)		perftest "ib_${t#uc_}" "$t" 65536 "$BW" -c UC ;;
+	uc_send_lat|uc_write_lat)	perftest "ib_${t#uc_}" "$t" 2 "$ITERS" -c UC ;;
 	ud_send_bw)	# the size is capped to the active MTU (1024 on a 1500 B netdev)
 		perftest ib_send_bw "$t" 1024 "$BW" -c UD ;;
 	ud_send_lat)			perftest ib_send_lat "$t" 2 "$ITERS" -c UD ;;
