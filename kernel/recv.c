@@ -157,8 +157,13 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	bth = (struct sib_bth *)skb->data;
 	info = sib_opcode(bth->opcode);
 	pad = sib_bth_pad(bth);
+	/*
+	 * every header is a multiple of 4 bytes and the pad count makes the
+	 * payload one (IBTA 9.2, 9.6.1): a length that is not would leave
+	 * payload and pad disagreeing
+	 */
 	if (!(info->flags & SIB_OPF_VALID) || sib_bth_tver(bth) ||
-	    skb->len < info->hdr_len + pad + SIB_ICRC_LEN)
+	    skb->len < info->hdr_len + pad + SIB_ICRC_LEN || (skb->len & 3))
 		goto bad_hdr;
 	/* the engines read headers at skb->data, payload with skb_copy_bits */
 	if (!pskb_may_pull(skb, info->hdr_len))

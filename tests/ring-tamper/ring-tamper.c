@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ring-tamper: garbage written straight into the rings that softib shares
+ * with user space (SQ, RQ, SRQ, CQ), then the doorbell rung or a legit WR
+ * posted. Each case checks that the kernel answers with an error
+ * completion, the QP in the error state or a CQ error event, and that a
+ * healthy RC QP pair on the same PD (and, where the tampered ring is not
+ * a CQ, the same CQ) still moves verified data afterwards.
+ *
+ * Usage: ring-tamper --dev DEV [--gid N] [--results FILE] [--timeout SEC] [CASE...]
+ * Prints "RESULT wire_ring_<case> ok|FAIL <detail>" per case and
+ * "ring-tamper: N/M ok"; exit status 0 iff all ok, 2 on setup errors.
+ *
+ * It reaches the rings through the provider's own object layout
+ * (provider/softib.h), so it is built against the provider it runs with.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "softib.h"
+
+#define BUF_SIZE	65536
+#define MSG		256
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd, *pd2;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr, *mr2;
+static char *buf, *buf2;
+static int gid_index = -1;
+static union ibv_gid gid;
+static double timeout = 20;
+static FILE *results;
+static int nok, nfail;
+static uint32_t seq;
+
+/* every case, for --list (tests/check expects a result of each) */
+static const char *const case_names[] = {
+	"sq_num_sge", "sq_sge_len", "sq_sge_len1", "sq_opcode", "sq_lkey_other_pd",
+	"sq_lkey_garbage", "sq_inline_len", "sq_flags", "sq_local_inv_inline",
+	"sq_prod_far", "sq_prod_back", "rq_prod_far", "rq_num_sge",
+	"rq_lkey_other_pd", "rq_sge_len", "srq_prod_far", "srq_num_sge",
+	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void result(const char *name, int ok, const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	printf("RESULT wire_ring_%s %s %s\n", name, ok ? "ok" : "FAIL", detail);
+	fflush(stdout);
+	if (results) {
+		fprintf(results, "RESULT wire_ring_%s %s %s\n", name,
+			ok ? "ok" : "FAIL", detail);
+		fflush(results);
+	}
+	if (ok)
+		nok++;
+	else
+		nfail++;
+}
+
+static struct ibv_qp *create_qp(struct ibv_cq *c, struct ibv_srq *srq,
+				uint32_t max_inline)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = c, .recv_cq = c, .srq = srq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = max_inline },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	if (!qp)
+		return NULL;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* INIT -> RTR -> RTS towards @peer on the same device (loopback) */
+static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = peer->qp_num, .rq_psn = 1,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = gid, .sgid_index = gid_index,
+				      .hop_limit = 64 } },
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	a.timeout = 14;
+	a.retry_cnt = 2;
+	a.rnr_retry = 2;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+struct pair {
+	struct ibv_qp *a, *b;
+};
+
+static int make_pair(struct pair *p, struct ibv_cq *c, struct ibv_srq *srq)
+{
+	p->a = create_qp(c, NULL, 64);
+	p->b = create_qp(c, srq, 64);
+	if (!p->a || !p->b || connect_qp(p->a, p->b) || connect_qp(p->b, p->a)) {
+		fprintf(stderr, "ring-tamper: QP setup failed: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void free_pair(struct pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	p->a = p->b = NULL;
+}
+
+/* Completions of @c until one with @wr_id came or the time ran out. */
+static int wait_wc(struct ibv_cq *c, uint64_t wr_id, struct ibv_wc *out,
+		   double secs)
+{
+	double end = now() + secs;
+	struct ibv_wc wc;
+	int n;
+
+	while (now() < end) {
+		n = ibv_poll_cq(c, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.wr_id == wr_id) {
+			*out = wc;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void drain(struct ibv_cq *c)
+{
+	struct ibv_wc wc;
+	double end = now() + 0.2;
+
+	while (now() < end)
+		if (ibv_poll_cq(c, 1, &wc) <= 0)
+			usleep(1000);
+}
+
+static int post_recv(struct ibv_qp *qp, struct ibv_srq *srq, uint64_t wr_id,
+		     void *addr, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return srq ? ibv_post_srq_recv(srq, &wr, &bad) :
+		     ibv_post_recv(qp, &wr, &bad);
+}
+
+static int post_send(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
+		     void *addr, uint32_t len, void *raddr)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)raddr;
+	wr.wr.rdma.rkey = mr->rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return (enum ibv_qp_state)-1;
+	return a.qp_state;
+}
+
+static int wait_state(struct ibv_qp *qp, enum ibv_qp_state want, double secs)
+{
+	double end = now() + secs;
+
+	while (now() < end) {
+		if (qp_state(qp) == want)
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/*
+ * The healthy pair: a SEND of a fresh pattern and an RDMA WRITE, both
+ * checked byte for byte. Returns 1 when everything arrived.
+ */
+static struct pair healthy;
+
+static int healthy_ok(char *why, size_t n)
+{
+	char *src = buf, *dst = buf + 4096, *wsrc = buf + 8192, *wdst = buf + 12288;
+	struct ibv_wc wc;
+	int i;
+
+	seq++;
+	for (i = 0; i < MSG; i++) {
+		src[i] = (char)(seq * 7 + i);
+		wsrc[i] = (char)(seq * 13 + i);
+	}
+	memset(dst, 0, MSG);
+	memset(wdst, 0, MSG);
+	if (post_recv(healthy.b, NULL, 900000 + seq, dst, MSG) ||
+	    post_send(healthy.a, 800000 + seq, IBV_WR_SEND, src, MSG, NULL) ||
+	    post_send(healthy.a, 700000 + seq, IBV_WR_RDMA_WRITE, wsrc, MSG, wdst)) {
+		snprintf(why, n, "healthy pair: post failed: %s", strerror(errno));
+		return 0;
+	}
+	/* completions of the three WRs, in any order, on the shared CQ */
+	{
+		double end = now() + timeout;
+		int got = 0, bad = 0;
+
+		while (got < 3 && now() < end) {
+			int r = ibv_poll_cq(cq, 1, &wc);
+
+			if (r <= 0) {
+				usleep(1000);
+				continue;
+			}
+			if (wc.wr_id == 900000 + seq || wc.wr_id == 800000 + seq ||
+			    wc.wr_id == 700000 + seq) {
+				got++;
+				bad += wc.status != IBV_WC_SUCCESS;
+			}
+		}
+		if (got < 3 || bad) {
+			snprintf(why, n, "healthy pair: %d of 3 completions, %d in error",
+				 got, bad);
+			return 0;
+		}
+	}
+	if (memcmp(src, dst, MSG) || memcmp(wsrc, wdst, MSG)) {
+		snprintf(why, n, "healthy pair: data differ");
+		return 0;
+	}
+	snprintf(why, n, "healthy pair moved verified data");
+	return 1;
+}
+
+/* the provider's view of a QP's SQ / RQ and an SRQ's ring */
+static struct sib_ring *sq_ring(struct ibv_qp *qp)
+{
+	return &to_sib_qp(qp)->sq.ring;
+}
+
+static struct sib_ring *rq_ring(struct ibv_qp *qp)
+{
+	return &to_sib_qp(qp)->rq.ring;
+}
+
+/* A zero-WR post_send command: what the provider writes as doorbell. */
+static int doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = qp->handle;
+	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno;
+	return 0;
+}
+
+/* Put @w (header) plus @tail bytes into the next SQ slot and publish it. */
+static void sq_put_raw(struct ibv_qp *qp, const struct sib_send_wqe *w,
+		       const void *tail, size_t tail_len)
+{
+	struct sib_ring *r = sq_ring(qp);
+	char *slot = sib_ring_slot(r->buf, r->idx, r->num, r->stride);
+
+	memcpy(slot, w, sizeof(*w));
+	if (tail_len)
+		memcpy(slot + SIB_SEND_WQE_HDR_SIZE, tail,
+		       tail_len < r->stride - SIB_SEND_WQE_HDR_SIZE ?
+		       tail_len : r->stride - SIB_SEND_WQE_HDR_SIZE);
+	r->idx++;
+	sib_store_release(&sib_ring_hdr(r)->producer, r->idx);
+}
+
+static const char *st(int s)
+{
+	return s < 0 ? "none" : ibv_wc_status_str(s);
+}
+
+/*
+ * A garbage send WQE on a fresh pair's requester, then a legit SEND: the
+ * garbage completes with @want (or any error when @want < 0), the legit
+ * one is flushed, the QP is in error; the healthy pair keeps working.
+ */
+static void sq_case(const char *name, struct sib_send_wqe *w, const void *tail,
+		    size_t tail_len, int want)
+{
+	struct pair p = {};
+	struct ibv_wc wc;
+	char why[256] = "";
+	int s1 = -1, s2 = -1, err, ok, inerr, h;
+
+	if (make_pair(&p, cq, NULL)) {
+		result(name, 0, "setup failed");
+		return;
+	}
+	w->wr_id = 0xbad0001;
+	sq_put_raw(p.a, w, tail, tail_len);
+	err = doorbell(p.a);
+	post_recv(p.b, NULL, 0xbad0003, buf + 16384, MSG);
+	post_send(p.a, 0xbad0002, IBV_WR_SEND, buf, 64, NULL);
+	if (!wait_wc(cq, 0xbad0001, &wc, timeout))
+		s1 = wc.status;
+	if (!wait_wc(cq, 0xbad0002, &wc, timeout))
+		s2 = wc.status;
+	inerr = wait_state(p.a, IBV_QPS_ERR, timeout);
+	ok = (want < 0 ? s1 > 0 : s1 == want) && s2 == IBV_WC_WR_FLUSH_ERR &&
+	     inerr && !err;
+	h = healthy_ok(why, sizeof(why));
+	result(name, ok && h, "garbage WQE: %s (want %s), legit WQE after it: %s, QP in error %s, doorbell %s; %s",
+	       st(s1), want < 0 ? "an error" : st(want), st(s2), inerr ? "yes" : "NO",
+	       err ? strerror(err) : "ok", why);
+	free_pair(&p);
+	drain(cq);
+}
+
+static void base_wqe(struct sib_send_wqe *w, uint8_t opcode, uint16_t num_sge)
+{
+	memset(w, 0, sizeof(*w));
+	w->opcode = opcode;
+	w->num_sge = num_sge;
+	w->send_flags = SIB_SEND_SIGNALED;
+}
+
+static void cases_sq(const char *only)
+{
+	struct sib_send_wqe w;
+	struct sib_sge sge[2];
+
+#define WANT(n) (!only || strstr(only, n))
+	if (WANT("sq_num_sge")) {
+		base_wqe(&w, IBV_WR_SEND, 0xffff);
+		sq_case("sq_num_sge", &w, NULL, 0, IBV_WC_LOC_QP_OP_ERR);
+	}
+	if (WANT("sq_sge_len")) {
+		base_wqe(&w, IBV_WR_SEND, 2);
+		sge[0] = (struct sib_sge){ (uintptr_t)buf, 0xffffffffu, mr->lkey };
+		sge[1] = (struct sib_sge){ (uintptr_t)buf, 0xffffffffu, mr->lkey };
+		sq_case("sq_sge_len", &w, sge, sizeof(sge), IBV_WC_LOC_LEN_ERR);
+	}
+	if (WANT("sq_sge_len1")) {
+		/* one SGE of 2^32-1 bytes in a 64 KiB MR */
+		base_wqe(&w, IBV_WR_RDMA_WRITE, 1);
+		w.wr.rdma.remote_addr = (uintptr_t)buf + 4096;
+		w.wr.rdma.rkey = mr->rkey;
+		sge[0] = (struct sib_sge){ (uintptr_t)buf, 0xffffffffu, mr->lkey };
+		sq_case("sq_sge_len1", &w, sge, sizeof(sge[0]), -1);
+	}
+	if (WANT("sq_opcode")) {
+		base_wqe(&w, 0xee, 0);
+		sq_case("sq_opcode", &w, NULL, 0, IBV_WC_LOC_QP_OP_ERR);
+	}
+	if (WANT("sq_lkey_other_pd")) {
+		base_wqe(&w, IBV_WR_SEND, 1);
+		sge[0] = (struct sib_sge){ (uintptr_t)buf2, 64, mr2->lkey };
+		sq_case("sq_lkey_other_pd", &w, sge, sizeof(sge[0]), IBV_WC_LOC_PROT_ERR);
+	}
+	if (WANT("sq_lkey_garbage")) {
+		base_wqe(&w, IBV_WR_SEND, 1);
+		sge[0] = (struct sib_sge){ 0xdead0000ull, 64, 0x7fffff00 };
+		sq_case("sq_lkey_garbage", &w, sge, sizeof(sge[0]), IBV_WC_LOC_PROT_ERR);
+	}
+	if (WANT("sq_inline_len")) {
+		base_wqe(&w, IBV_WR_SEND, 0);
+		w.send_flags |= SIB_SEND_INLINE;
+		w.inline_len = 0xffffffffu;
+		sq_case("sq_inline_len", &w, NULL, 0, IBV_WC_LOC_QP_OP_ERR);
+	}
+	if (WANT("sq_flags")) {
+		base_wqe(&w, IBV_WR_SEND, 0);
+		w.send_flags = 0xfff0 | SIB_SEND_SIGNALED;
+		sq_case("sq_flags", &w, NULL, 0, IBV_WC_LOC_QP_OP_ERR);
+	}
+	if (WANT("sq_local_inv_inline")) {
+		base_wqe(&w, IBV_WR_LOCAL_INV, 0);
+		w.send_flags |= SIB_SEND_INLINE;
+		sq_case("sq_local_inv_inline", &w, NULL, 0, IBV_WC_LOC_QP_OP_ERR);
+	}
+	if (WANT("sq_prod_far")) {
+		/* producer index 100000 ahead of a 16-entry ring, doorbell */
+		struct pair p = {};
+		struct sib_ring *r;
+		char why[256];
+		int err, inerr, h;
+
+		if (make_pair(&p, cq, NULL)) {
+			result("sq_prod_far", 0, "setup failed");
+			return;
+		}
+		r = sq_ring(p.a);
+		sib_store_release(&sib_ring_hdr(r)->producer, r->idx + 100000);
+		err = doorbell(p.a);
+		inerr = wait_state(p.a, IBV_QPS_ERR, timeout);
+		h = healthy_ok(why, sizeof(why));
+		result("sq_prod_far", inerr && h, "QP in error %s, doorbell %s; %s",
+		       inerr ? "yes" : "NO", err ? strerror(err) : "ok", why);
+		free_pair(&p);
+		drain(cq);
+	}
+	if (WANT("sq_prod_back")) {
+		/* producer moved back behind the kernel's consumer */
+		struct pair p = {};
+		struct sib_ring *r;
+		struct ibv_wc wc;
+		char why[256];
+		int err, inerr, h, s = -1;
+
+		if (make_pair(&p, cq, NULL)) {
+			result("sq_prod_back", 0, "setup failed");
+			return;
+		}
+		post_recv(p.b, NULL, 0xbad0013, buf + 16384, MSG);
+		post_send(p.a, 0xbad0012, IBV_WR_SEND, buf, 64, NULL);
+		if (!wait_wc(cq, 0xbad0012, &wc, timeout))
+			s = wc.status;
+		r = sq_ring(p.a);
+		sib_store_release(&sib_ring_hdr(r)->producer, r->idx - 5);
+		err = doorbell(p.a);
+		inerr = wait_state(p.a, IBV_QPS_ERR, timeout);
+		h = healthy_ok(why, sizeof(why));
+		result("sq_prod_back", s == 0 && inerr && h,
+		       "first SEND %s, QP in error %s, doorbell %s; %s", st(s),
+		       inerr ? "yes" : "NO", err ? strerror(err) : "ok", why);
+		free_pair(&p);
+		drain(cq);
+	}
+}
+
+/*
+ * Receive side garbage: @tamper writes into the RQ (or SRQ) ring of the
+ * responder b; a. SEND then fails with an error (b's QP in error, a's
+ * SEND answered by a NAK: remote operational / invalid request error, or
+ * a retry error), nothing is written where the garbage WQE points.
+ */
+static void rq_case(const char *name, int use_srq,
+		    void (*tamper)(struct sib_ring *r))
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	struct ibv_srq *srq = NULL;
+	struct pair p = {};
+	struct sib_ring *r;
+	struct ibv_wc wc;
+	char why[256];
+	int s = -1, inerr, h, untouched;
+
+	if (use_srq) {
+		srq = ibv_create_srq(pd, &sa);
+		if (!srq) {
+			result(name, 0, "ibv_create_srq: %s", strerror(errno));
+			return;
+		}
+	}
+	if (make_pair(&p, cq, srq)) {
+		result(name, 0, "setup failed");
+		return;
+	}
+	memset(buf2, 0x5a, 4096);
+	r = srq ? &to_sib_srq(srq)->rq.ring : rq_ring(p.b);
+	tamper(r);
+	post_send(p.a, 0xbad0022, IBV_WR_SEND, buf, 64, NULL);
+	if (!wait_wc(cq, 0xbad0022, &wc, timeout * 2))
+		s = wc.status;
+	inerr = wait_state(p.b, IBV_QPS_ERR, timeout);
+	untouched = buf2[0] == 0x5a && !memcmp(buf2, buf2 + 1, 4095);
+	h = healthy_ok(why, sizeof(why));
+	result(name, s > 0 && inerr && untouched && h,
+	       "sender's SEND: %s, receiver QP in error %s, other PD's buffer %s; %s",
+	       st(s), inerr ? "yes" : "NO", untouched ? "unchanged" : "WRITTEN", why);
+	free_pair(&p);
+	if (srq)
+		ibv_destroy_srq(srq);
+	drain(cq);
+}
+
+static void put_rwqe(struct sib_ring *r, uint32_t num_sge, const struct sib_sge *sge,
+		     int nsge)
+{
+	char *slot = sib_ring_slot(r->buf, r->idx, r->num, r->stride);
+	struct sib_recv_wqe h = { .wr_id = 0xbad0021, .num_sge = num_sge };
+
+	memcpy(slot, &h, sizeof(h));
+	memcpy(slot + SIB_RECV_WQE_HDR_SIZE, sge, nsge * sizeof(*sge));
+	r->idx++;
+	sib_store_release(&sib_ring_hdr(r)->producer, r->idx);
+}
+
+static void t_prod_far(struct sib_ring *r)
+{
+	sib_store_release(&sib_ring_hdr(r)->producer, r->idx + 0x40000000);
+}
+
+static void t_num_sge(struct sib_ring *r)
+{
+	struct sib_sge sge = { (uintptr_t)buf + 16384, MSG, mr->lkey };
+
+	put_rwqe(r, 0xffffffffu, &sge, 1);
+}
+
+static void t_lkey_other_pd(struct sib_ring *r)
+{
+	struct sib_sge sge = { (uintptr_t)buf2, MSG, mr2->lkey };
+
+	put_rwqe(r, 1, &sge, 1);
+}
+
+static void t_sge_len(struct sib_ring *r)
+{
+	struct sib_sge sge[2] = {
+		{ (uintptr_t)buf2, 0xffffffffu, mr2->lkey },
+		{ (uintptr_t)buf2, 0xffffffffu, mr2->lkey },
+	};
+
+	put_rwqe(r, 2, sge, 2);
+}
+
+static void cases_rq(const char *only)
+{
+	if (WANT("rq_prod_far"))
+		rq_case("rq_prod_far", 0, t_prod_far);
+	if (WANT("rq_num_sge"))
+		rq_case("rq_num_sge", 0, t_num_sge);
+	if (WANT("rq_lkey_other_pd"))
+		rq_case("rq_lkey_other_pd", 0, t_lkey_other_pd);
+	if (WANT("rq_sge_len"))
+		rq_case("rq_sge_len", 0, t_sge_len);
+	if (WANT("srq_prod_far"))
+		rq_case("srq_prod_far", 1, t_prod_far);
+	if (WANT("srq_num_sge"))
+		rq_case("srq_num_sge", 1, t_num_sge);
+	if (WANT("srq_lkey_other_pd"))
+		rq_case("srq_lkey_other_pd", 1, t_lkey_other_pd);
+}
+
+/* the next async event of @type within the time, others are acked and skipped */
+static int wait_event(enum ibv_event_type type, double secs)
+{
+	double end = now() + secs;
+	struct ibv_async_event ev;
+	int found = 0;
+
+	while (!found && now() < end) {
+		if (ibv_get_async_event(ctx, &ev)) {
+			usleep(5000);
+			continue;
+		}
+		found = ev.event_type == type;
+		ibv_ack_async_event(&ev);
+	}
+	return found;
+}
+
+/*
+ * CQ consumer index garbage: the victim pair has its own CQ. The kernel
+ * must not write over unconsumed entries: with the consumer index past the
+ * producer (or far behind it) the next completion finds the CQ "full":
+ * IBV_EVENT_CQ_ERR, no entry written; the healthy pair on its own CQ
+ * works. With the consumer moved back by less than the ring, completions
+ * go on.
+ */
+static void cq_case(const char *name, int64_t delta, int expect_err)
+{
+	struct ibv_cq *vcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct pair p = {};
+	struct sib_ring *r;
+	struct ibv_wc wc;
+	char why[256];
+	int s = -1, ev, h, i;
+	uint32_t prod;
+
+	if (!vcq || make_pair(&p, vcq, NULL)) {
+		result(name, 0, "setup failed");
+		return;
+	}
+	r = &to_sib_cq(vcq)->ring;
+	/* two good completions first, so that "back" has room to go */
+	for (i = 0; i < 2; i++) {
+		post_recv(p.b, NULL, 0xc0 + i, buf + 16384, MSG);
+		post_send(p.a, 0xd0 + i, IBV_WR_SEND, buf, 64, NULL);
+		wait_wc(vcq, 0xd0 + i, &wc, timeout);
+	}
+	drain(vcq);
+	prod = sib_load_acquire(&sib_ring_hdr(r)->producer);
+	sib_store_release(&sib_ring_hdr(r)->consumer, (uint32_t)(prod + delta));
+	post_recv(p.b, NULL, 0xbad0033, buf + 16384, MSG);
+	post_send(p.a, 0xbad0032, IBV_WR_SEND, buf, 64, NULL);
+	if (expect_err) {
+		ev = wait_event(IBV_EVENT_CQ_ERR, timeout);
+		h = healthy_ok(why, sizeof(why));
+		result(name, ev && h, "IBV_EVENT_CQ_ERR %s, producer index %u -> %u; %s",
+		       ev ? "seen" : "NOT seen", prod,
+		       sib_load_acquire(&sib_ring_hdr(r)->producer), why);
+	} else {
+		if (!wait_wc(vcq, 0xbad0032, &wc, timeout))
+			s = wc.status;
+		h = healthy_ok(why, sizeof(why));
+		result(name, s == 0 && h, "SEND after the consumer moved back: %s; %s",
+		       st(s), why);
+	}
+	free_pair(&p);
+	ibv_destroy_cq(vcq);
+}
+
+static void cases_cq(const char *only)
+{
+	if (WANT("cq_cons_beyond"))
+		cq_case("cq_cons_beyond", 1000, 1);
+	if (WANT("cq_cons_far_back"))
+		cq_case("cq_cons_far_back", -100000, 1);
+	if (WANT("cq_cons_back"))
+		cq_case("cq_cons_back", -1, 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dev", 1, NULL, 'd' }, { "gid", 1, NULL, 'g' },
+		{ "results", 1, NULL, 'r' }, { "timeout", 1, NULL, 't' },
+		{ "list", 0, NULL, 'l' }, { "help", 0, NULL, 'h' }, { 0 }
+	};
+	const char *dev = "sib0";
+	char only[1024] = "", why[256];
+	struct ibv_device **list;
+	int c, i, n, fl;
+
+	while ((c = getopt_long(argc, argv, "d:g:r:t:lh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dev = optarg; break;
+		case 'g': gid_index = atoi(optarg); break;
+		case 'r':
+			results = fopen(optarg, "a");
+			if (!results) {
+				perror(optarg);
+				return 2;
+			}
+			break;
+		case 't': timeout = atof(optarg); break;
+		case 'l':
+			for (i = 0; i < (int)(sizeof(case_names) / sizeof(case_names[0])); i++)
+				printf("%s\n", case_names[i]);
+			return 0;
+		default:
+			printf("Usage: ring-tamper --dev DEV [--gid N] [--results FILE] [--timeout SEC] [--list] [CASE...]\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		strncat(only, argv[i], sizeof(only) - strlen(only) - 2);
+		strcat(only, " ");
+	}
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx) {
+		fprintf(stderr, "ring-tamper: cannot open %s\n", dev);
+		return 2;
+	}
+	if (gid_index < 0) {
+		/* the first IPv4-mapped GID */
+		for (i = 0; i < 16 && gid_index < 0; i++)
+			if (!ibv_query_gid(ctx, 1, i, &gid) &&
+			    gid.raw[10] == 0xff && gid.raw[11] == 0xff)
+				gid_index = i;
+	}
+	if (gid_index < 0 || ibv_query_gid(ctx, 1, gid_index, &gid)) {
+		fprintf(stderr, "ring-tamper: no usable GID on %s\n", dev);
+		return 2;
+	}
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	pd = ibv_alloc_pd(ctx);
+	pd2 = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	buf = aligned_alloc(4096, BUF_SIZE);
+	buf2 = aligned_alloc(4096, BUF_SIZE);
+	if (!pd || !pd2 || !cq || !buf || !buf2) {
+		fprintf(stderr, "ring-tamper: setup: %s\n", strerror(errno));
+		return 2;
+	}
+	memset(buf, 0, BUF_SIZE);
+	memset(buf2, 0x5a, BUF_SIZE);
+	mr = ibv_reg_mr(pd, buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	mr2 = ibv_reg_mr(pd2, buf2, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr || !mr2 || make_pair(&healthy, cq, NULL)) {
+		fprintf(stderr, "ring-tamper: setup: %s\n", strerror(errno));
+		return 2;
+	}
+	if (!healthy_ok(why, sizeof(why))) {
+		fprintf(stderr, "ring-tamper: before any tampering: %s\n", why);
+		return 2;
+	}
+	cases_sq(only[0] ? only : NULL);
+	cases_rq(only[0] ? only : NULL);
+	cases_cq(only[0] ? only : NULL);
+	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
+	free_pair(&healthy);
+	ibv_dereg_mr(mr);
+	ibv_dereg_mr(mr2);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_dealloc_pd(pd2);
+	ibv_close_device(ctx);
+	return nfail ? 1 : 0;
+}
