@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sib-lat1: the cost of one RC operation on a verbs device, measured in a
+ * single thread, free of any second CPU: two RC QPs of the same device
+ * connected to each other (loopback), and per iteration one signaled
+ * SEND (with a receive posted on the other QP), RDMA WRITE or RDMA READ
+ * of SIZE bytes, timed from just before ibv_post_send() until its
+ * completions were polled (for SEND also the receive completion).
+ *
+ *   sib-lat1 -d DEV [-g GIDX] [-o send|write|read] [-s SIZE] [-n ITERS]
+ *
+ * Prints one line:
+ *   <op> <size> B <iters> iters: min X median Y p90 Z us, post W us, cpu C us/op
+ * where post is the median time spent inside ibv_post_send() and cpu the
+ * process's user+system CPU time per operation. Exit status 0, 1 on any
+ * failure (a verb failed, an error completion, no completion in 10 s).
+ */
+#include <infiniband/verbs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DIE(...) do { fprintf(stderr, "sib-lat1: " __VA_ARGS__); \
+		      fprintf(stderr, "\n"); exit(1); } while (0)
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static double cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void to_rts(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid,
+		   int gidx)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		DIE("modify to INIT failed");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		DIE("modify to RTR failed");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		DIE("modify to RTS failed");
+}
+
+static void wait_cqe(struct ibv_cq *cq, const char *what)
+{
+	double t0 = now_us();
+	struct ibv_wc wc;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			DIE("poll %s failed", what);
+		if (n == 1)
+			break;
+		if (now_us() - t0 > 10e6)
+			DIE("no %s completion in 10 s", what);
+	}
+	if (wc.status != IBV_WC_SUCCESS)
+		DIE("%s completion: %s", what, ibv_wc_status_str(wc.status));
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev_name = NULL, *op = "send";
+	int gidx = 1, size = 2, iters = 1000, c, i;
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mra, *mrb;
+	union ibv_gid gid;
+	double *lat, *post, c0, c1;
+	char *bufa, *bufb;
+
+	while ((c = getopt(argc, argv, "d:g:o:s:n:")) != -1) {
+		switch (c) {
+		case 'd': dev_name = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		case 'o': op = optarg; break;
+		case 's': size = atoi(optarg); break;
+		case 'n': iters = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: sib-lat1 -d DEV [-g GIDX] "
+				"[-o send|write|read] [-s SIZE] [-n ITERS]\n");
+			return 2;
+		}
+	}
+	if (strcmp(op, "send") && strcmp(op, "write") && strcmp(op, "read"))
+		DIE("-o send|write|read");
+	if (size < 1 || iters < 1)
+		DIE("bad -s or -n");
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!dev_name || !strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		DIE("cannot open device %s", dev_name ? dev_name : "(any)");
+	if (ibv_query_gid(ctx, 1, gidx, &gid))
+		DIE("query_gid %d failed", gidx);
+	pd = ibv_alloc_pd(ctx);
+	scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	bufa = calloc(1, size);
+	bufb = calloc(1, size);
+	lat = calloc(iters, sizeof(*lat));
+	post = calloc(iters, sizeof(*post));
+	if (!pd || !scq || !rcq || !bufa || !bufb || !lat || !post)
+		DIE("setup failed");
+	mra = ibv_reg_mr(pd, bufa, size, IBV_ACCESS_LOCAL_WRITE);
+	mrb = ibv_reg_mr(pd, bufb, size, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mra || !mrb)
+		DIE("reg_mr failed");
+	{
+		struct ibv_qp_init_attr ia = {
+			.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		qa = ibv_create_qp(pd, &ia);
+		qb = ibv_create_qp(pd, &ia);
+		if (!qa || !qb)
+			DIE("create_qp failed");
+	}
+	to_rts(qa, qb->qp_num, &gid, gidx);
+	to_rts(qb, qa->qp_num, &gid, gidx);
+
+	c0 = cpu_us();
+	for (i = 0; i < iters; i++) {
+		struct ibv_sge sa = { (uintptr_t)bufa, size, mra->lkey };
+		struct ibv_sge sb = { (uintptr_t)bufb, size, mrb->lkey };
+		struct ibv_recv_wr rw = { .sg_list = &sb, .num_sge = 1 }, *brw;
+		struct ibv_send_wr sw = {
+			.sg_list = &sa, .num_sge = 1,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bsw;
+		double t0, t1;
+
+		if (!strcmp(op, "send")) {
+			sw.opcode = IBV_WR_SEND;
+			if (ibv_post_recv(qb, &rw, &brw))
+				DIE("post_recv failed");
+		} else {
+			sw.opcode = strcmp(op, "read") ? IBV_WR_RDMA_WRITE :
+							IBV_WR_RDMA_READ;
+			sw.wr.rdma.remote_addr = (uintptr_t)bufb;
+			sw.wr.rdma.rkey = mrb->rkey;
+		}
+		t0 = now_us();
+		if (ibv_post_send(qa, &sw, &bsw))
+			DIE("post_send failed");
+		t1 = now_us();
+		if (!strcmp(op, "send"))
+			wait_cqe(rcq, "receive");
+		wait_cqe(scq, "send");
+		lat[i] = now_us() - t0;
+		post[i] = t1 - t0;
+	}
+	c1 = cpu_us();
+	qsort(lat, iters, sizeof(*lat), cmp_double);
+	qsort(post, iters, sizeof(*post), cmp_double);
+	printf("%s %d B %d iters: min %.2f median %.2f p90 %.2f us, post %.2f us, cpu %.2f us/op\n",
+	       op, size, iters, lat[0], lat[iters / 2], lat[iters * 9 / 10],
+	       post[iters / 2], (c1 - c0) / iters);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	ibv_dereg_mr(mra);
+	ibv_dereg_mr(mrb);
+	ibv_destroy_cq(scq);
+	ibv_destroy_cq(rcq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	return 0;
+}
