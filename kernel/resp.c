@@ -150,7 +150,9 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		rs->recv_off = 0;
 		rs->cur = SIB_OPF_SEND;
 	}
-	if (!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu)
+	/* FIRST/MIDDLE carry exactly, ONLY/LAST at most the path MTU (9.7.4.1.6) */
+	if ((!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu) ||
+	    pkt->paylen > qp->mtu)
 		return SIB_RESP_NAK_INV;
 	if (pkt->paylen > rs->rwqe.total_len - rs->recv_off) {
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
@@ -220,7 +222,8 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 		if (res != SIB_RESP_OK)
 			return res;
 	}
-	if (!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu)
+	if ((!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu) ||
+	    pkt->paylen > qp->mtu)
 		return SIB_RESP_NAK_INV;
 	if (pkt->paylen > rs->w_len - rs->w_off)
 		return SIB_RESP_NAK_INV;

@@ -53,7 +53,8 @@ CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'reth_beyond_mr', 'read_beyond_mr', 'bad_rkey', 'rkey_other_pd',
          'atomic_other_pd', 'write_longer_than_reth', 'psn_ahead', 'psn_far',
          'pad_too_big', 'pad_unaligned', 'pad_no_payload', 'mid_not_full',
-         'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
+         'send_over_mtu', 'write_over_mtu', 'write_middle_unexpected', 'atomic_unaligned',
+         'wrong_transport', 'qp_not_ready', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
 MTU = 1024
 MRSZ = 4096
 SLOT = 2048         # receive buffer per receive WQE
@@ -642,6 +643,59 @@ class Cases:
         (IBTA 9.7.4.1.6 length check), nothing completed but the flushed receive."""
         return self.naked(lambda qp: dict(opcode=SEND_FIRST, qpn=qp.qp_num, psn=qp.epsn,
                                           payload=b'y' * 100), SYN_NAK_INV)
+
+    def case_send_over_mtu(self):
+        """SEND ONLY with 1100 bytes on a path MTU of 1024: invalid request NAK."""
+        return self.naked(lambda qp: dict(opcode=SEND_ONLY, qpn=qp.qp_num, psn=qp.epsn,
+                                          payload=b'm' * 1100), SYN_NAK_INV)
+
+    def case_write_over_mtu(self):
+        """WRITE ONLY with 1100 bytes (RETH says 1100) on a path MTU of 1024."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=WRITE_ONLY, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(mr.buf, mr.rkey, 1100),
+                                          payload=b'm' * 1100), SYN_NAK_INV)
+
+    def case_write_middle_unexpected(self):
+        """WRITE MIDDLE with no WRITE in progress (opcode sequence, IBTA 9.7.4.1.4)."""
+        return self.naked(lambda qp: dict(opcode=0x07, qpn=qp.qp_num, psn=qp.epsn,
+                                          payload=b'm' * MTU), SYN_NAK_INV)
+
+    def case_atomic_unaligned(self):
+        """FETCH_ADD at an address that is not 8-byte aligned."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=FETCH_ADD, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=atmeth(mr.buf + 4, mr.rkey, 1)), SYN_NAK_INV)
+
+    def case_wrong_transport(self):
+        """UD and UC SENDs to the RC QP: dropped, rcvd_bad_hdr."""
+        qp = self.rc
+        r1 = self.dropped(((UD_SEND_ONLY, qp.qp_num, qp.epsn),
+                           dict(hdrs=struct.pack('>II', 0x1111, 0x99), payload=b'u' * 8)),
+                          'rcvd_bad_hdr')
+        r2 = self.dropped(((UC | SEND_ONLY, qp.qp_num, qp.epsn), dict(payload=b'u' * 8)),
+                          'rcvd_bad_hdr')
+        return r1[0] and r2[0], f'UD SEND: {r1[1]} | UC SEND: {r2[1]}'
+
+    def case_qp_not_ready(self):
+        """A SEND to an RC QP still in INIT: dropped, rcvd_qp_state_err, no answer."""
+        cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
+        qp = QP(self.t.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.t.cq, rcq=self.t.cq,
+                                      cap=cap))
+        qa = QPAttr()
+        qa.qp_access_flags = REMOTE
+        qp.to_init(qa)
+        q = TQP(qp, 0)
+        self.t.post_recv(q, 0)
+        before = self.snap()
+        self.w.send(SEND_ONLY, qp.qp_num, 0, payload=b'too early')
+        end = time.monotonic() + self.a.wait
+        while time.monotonic() < end and not self.counted(before, 'rcvd_qp_state_err'):
+            time.sleep(0.02)
+        seen = self.w.collect(0.2)
+        wcs = self.t.poll(0.05)
+        ok = self.counted(before, 'rcvd_qp_state_err') and not seen and not wcs
+        return ok, f'answers {fmt(seen)}, {len(wcs)} completion(s)'
 
     def case_uc_gap(self):
         """UC: FIRST, (MIDDLE lost), LAST: the message is dropped, no completion; the next
