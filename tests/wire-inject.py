@@ -33,7 +33,7 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import RecvWR, SGE
+from pyverbs.wr import RecvWR, SendWR, SGE
 import pyverbs.enums as e
 
 # BTH opcodes (IBTA table 38)
@@ -54,7 +54,7 @@ CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'atomic_other_pd', 'write_longer_than_reth', 'psn_ahead', 'psn_far',
          'pad_too_big', 'pad_unaligned', 'pad_no_payload', 'mid_not_full',
          'send_over_mtu', 'write_over_mtu', 'write_middle_unexpected', 'atomic_unaligned',
-         'wrong_transport', 'qp_not_ready', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
+         'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
 MTU = 1024
 MRSZ = 4096
 SLOT = 2048         # receive buffer per receive WQE
@@ -696,6 +696,34 @@ class Cases:
         wcs = self.t.poll(0.05)
         ok = self.counted(before, 'rcvd_qp_state_err') and not seen and not wcs
         return ok, f'answers {fmt(seen)}, {len(wcs)} completion(s)'
+
+    def case_read_resp_too_long(self):
+        """Requester side: a READ of 16 bytes answered with 16 completes with the data; a
+        second one answered with 32 bytes ends in IBV_WC_BAD_RESP_ERR and writes nothing."""
+        qp = self.t.qp(nrecv=0)
+        rmr, off = self.t.rmr, 20 * 1024
+        rmr.write(b'\xee' * 64, 64, off)
+        res = []
+        for i, n in enumerate((16, 32)):
+            wr = SendWR(wr_id=77 + i, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                        sg=[SGE(rmr.buf + off + 32 * i, 16, rmr.lkey)])
+            wr.set_wr_rdma(0x1234, 0x100000)
+            self.w.drain()
+            qp.qp.post_send(wr)
+            # the READ of this round (loss probes resend earlier ones)
+            req, seen = self.w.expect(lambda p: p['opcode'] == READ_REQ and
+                                      p['psn'] == 5000 + i, self.a.wait)
+            if not req:
+                return False, f'READ {i}: no request on the wire ({fmt(seen)})'
+            self.w.send(READ_RESP_ONLY, qp.qp_num, req['psn'], struct.pack('>I', 0x1f000000 | i + 1),
+                        bytes([0x41 + i]) * n, ackreq=False)
+            wcs = [w for w in self.t.poll(1.0 * self.a.slow) if w.wr_id == 77 + i]
+            res.append(wcs[0].status if wcs else None)
+        mem = rmr.read(64, off)
+        ok = (res == [0, e.IBV_WC_BAD_RESP_ERR] and mem[:16] == b'A' * 16 and
+              mem[16:] == b'\xee' * 48)
+        return ok, f'statuses {res} (want [0, {int(e.IBV_WC_BAD_RESP_ERR)}]), buffer ' \
+                   f'{"as expected" if ok else repr(mem)}'
 
     def case_uc_gap(self):
         """UC: FIRST, (MIDDLE lost), LAST: the message is dropped, no completion; the next
