@@ -47,11 +47,15 @@ rdma link add sibw type softib netdev wirea || exit 2
 for i in $(seq 50); do "$REPO/tools/roce-gid-index" sibw >/dev/null 2>&1 && break; sleep 0.2; done
 rc=0
 wait=$(awk -v s="$SLOW" 'BEGIN { print 5 * s }')
+t0=$SECONDS
 /usr/bin/python3 "$REPO/tests/wire-inject.py" --dev sibw --wait "$wait" --slow "$SLOW" \
 	--results "$RESULTS" $ONLY || rc=1
+echo "wire.sh: packet injection took $((SECONDS - t0)) s"
+t0=$SECONDS
 if ((RINGS)); then
 	"$REPO/tests/ring-tamper/ring-tamper" --dev sibw --gid "$("$REPO/tools/roce-gid-index" sibw)" \
 		--timeout "$(awk -v s="$SLOW" 'BEGIN { print 20 * s }')" --results "$RESULTS" || rc=1
+	echo "wire.sh: ring tampering took $((SECONDS - t0)) s"
 fi
 rdma link delete sibw
 ip link delete wirea
