@@ -6,7 +6,7 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX]
-                           [--hugepages N] [MODULE...]
+                           [--batch-timeout SEC] [--hugepages N] [--select FILE] [MODULE...]
 
 Copies the suite to a temporary directory, gunzips it and runs
   /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
@@ -15,13 +15,17 @@ for every test_*.py module (or the MODULEs given, e.g. test_cq), with a per-modu
 DIR/M.rc (124/137: timeout).  tests/pyverbs-report turns DIR into per-test results.
 Modules matching --batch (default: the vendor-only ones, '^test_(mlx5|efa)', which skip on
 other devices) run together in one process, logged as DIR/vendor_batch.log, to save the
-interpreter start-ups.
+interpreter start-ups, with their own timeout (--batch-timeout, default: --timeout).
+--select FILE runs only the tests listed in FILE (unittest ids such as
+tests.test_qp.QPTest.test_query_rc_qp, one per line, '#' comments), all in one process
+logged as DIR/<FILE's name>.log.
 Before the run it reserves N 2 MiB huge pages (default 64, i.e. 128 MiB; 0 leaves the
 setting alone) so that the suite's huge-page tests run instead of skipping; it fails
-when fewer than N could be reserved.
+when fewer than N could be reserved, and says so when the kernel has no huge pages at all
+(the debug kernel: CONFIG_HUGETLBFS is off, see tests/kconfig-compare).
 USAGE
 }
-DEV=sib0 OUT=build/check/pyverbs TMO=600 mods=() BATCH="^test_(mlx5|efa)" HUGE=64
+DEV=sib0 OUT=build/check/pyverbs TMO=600 BTMO="" mods=() BATCH="^test_(mlx5|efa)" HUGE=64 SELECT=""
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -29,6 +33,8 @@ while (($#)); do
 	--out) OUT=${2:?}; shift 2 ;;
 	--timeout) TMO=${2:?}; shift 2 ;;
 	--batch) BATCH=${2:?}; shift 2 ;;
+	--batch-timeout) BTMO=${2:?}; shift 2 ;;
+	--select) SELECT=$(realpath "${2:?}"); shift 2 ;;
 	--hugepages) HUGE=${2:?}; shift 2 ;;
 	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
 	*) mods+=("${1%.py}"); shift ;;
@@ -37,8 +43,10 @@ done
 SRC=/usr/share/doc/rdma-core/tests
 [[ -f $SRC/run_tests.py ]] || { echo "pyverbs.sh: $SRC/run_tests.py missing (install python3-pyverbs)" >&2; exit 2; }
 mkdir -p "$OUT"
-if ((HUGE > 0)); then
-	hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+if ((HUGE > 0)) && [[ ! -e $hp ]]; then
+	echo "pyverbs.sh: this kernel has no 2 MiB huge pages (CONFIG_HUGETLBFS off): huge-page tests skip"
+elif ((HUGE > 0)); then
 	echo "$HUGE" >"$hp"
 	got=$(cat "$hp")
 	((got >= HUGE)) || { echo "pyverbs.sh: only $got of $HUGE huge pages reserved" >&2; exit 2; }
@@ -48,6 +56,19 @@ rm -f "$OUT"/*.log "$OUT"/*.rc
 T=$(mktemp -d /tmp/rdma-tests.XXXXXX)
 cp -r "$SRC" "$T/tests"
 find "$T/tests" -name '*.gz' -exec gunzip -f {} +
+if [[ -n $SELECT ]]; then
+	mapfile -t sel < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$SELECT")
+	name=$(basename "$SELECT"); name=${name%.*}
+	echo "pyverbs.sh: ${#sel[@]} tests of $SELECT on $DEV in one process, log $OUT/$name.log"
+	start=$SECONDS rc=0
+	(cd "$T/tests" && timeout -k 10 "$TMO" /usr/bin/python3 run_tests.py --dev "$DEV" -v "${sel[@]}") \
+		>"$OUT/$name.log" 2>&1 </dev/null || rc=$?
+	echo "$rc" >"$OUT/$name.rc"
+	last=$(grep -E '^(OK|FAILED)' "$OUT/$name.log" | tail -1 || true)
+	printf '  %-28s exit %-3s %4ss  %s\n' "$name" "$rc" $((SECONDS - start)) "${last:-(no unittest summary)}"
+	rm -rf "$T"
+	exit 0
+fi
 if ((${#mods[@]} == 0)); then
 	mapfile -t mods < <(cd "$T/tests" && ls test_*.py | sed 's/\.py$//' | sort)
 fi
@@ -60,8 +81,9 @@ done
 for m in "${runs[@]}"; do
 	start=$SECONDS
 	rc=0
-	if [[ $m == vendor_batch ]]; then names=("${batch[@]}"); else names=("tests.$m"); fi
-	(cd "$T/tests" && timeout -k 10 "$TMO" /usr/bin/python3 run_tests.py --dev "$DEV" -v "${names[@]}") \
+	tmo=$TMO
+	if [[ $m == vendor_batch ]]; then names=("${batch[@]}") tmo=${BTMO:-$TMO}; else names=("tests.$m"); fi
+	(cd "$T/tests" && timeout -k 10 "$tmo" /usr/bin/python3 run_tests.py --dev "$DEV" -v "${names[@]}") \
 		>"$OUT/$m.log" 2>&1 </dev/null || rc=$?
 	echo "$rc" >"$OUT/$m.rc"
 	last=$(grep -E '^(OK|FAILED)' "$OUT/$m.log" | tail -1 || true)
