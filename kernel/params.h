@@ -66,6 +66,7 @@
 #define SIB_RX_QUEUE_MAX	8192	/* skbs waiting for one QP */
 #define SIB_WORK_BUDGET		64	/* packets per engine round */
 #define SIB_MIN_ACK_TIMEOUT_MS	5	/* floor for the local ACK timeout */
+#define SIB_ACK_TIMEOUT_RTT_MAX_MS 2000 /* cap of its RTT-based floor */
 
 #define SIB_ROCE_UDP_DPORT	4791
 

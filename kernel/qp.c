@@ -1155,7 +1155,13 @@ int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 				       READ_ONCE(qp->resp.epsn)) ||
 	    rdma_nl_put_driver_u32(msg, "reads_out",
 				   READ_ONCE(qp->req.rd_inflight)) ||
-	    rdma_nl_put_driver_u32(msg, "rx_queued", skb_queue_len(&qp->rxq)))
+	    rdma_nl_put_driver_u32(msg, "rx_queued", skb_queue_len(&qp->rxq)) ||
+	    rdma_nl_put_driver_u32(msg, "send_window",
+				   READ_ONCE(qp->req.win.cwnd)) ||
+	    rdma_nl_put_driver_u32(msg, "srtt_us",
+				   READ_ONCE(qp->req.win.srtt_us)) ||
+	    rdma_nl_put_driver_u32(msg, "retry_left",
+				   READ_ONCE(qp->comp.retry_left)))
 		return -EMSGSIZE;
 	return 0;
 }

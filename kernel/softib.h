@@ -367,6 +367,7 @@ struct sib_qp {
 	bool task_running;
 	bool task_pending;
 	bool task_nested;		/* running inline for another QP */
+	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	unsigned long flags;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softib: running a QP's engines. One round: timer events, then up to a
- * budget of received packets (responses to the completer, requests to
- * the responder), then READ responses and new requests.
+ * softib: running a QP's engines. One round: up to a budget of received
+ * packets (responses to the completer, requests to the responder), then
+ * timer events (judged after the ACKs already here), then READ responses
+ * and new requests.
  *
  * Rounds run either in qp->work (workqueue sib_wq) or inline in the
  * context that produced the work when that is a sleepable task: a user
@@ -20,9 +21,37 @@
 #include "req.h"
 #include "resp.h"
 #include "comp.h"
+#include "timers.h"
 
 #define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
+
+/*
+ * Timer expiries are judged only after the packets already received: an
+ * ACK waiting in rxq is progress the timer could not see (a slow or
+ * stalled host delays the work, not the peer). With more packets queued
+ * than a round takes, the decision waits a few rounds, but not forever:
+ * a peer that keeps sending requests must not hide our own loss.
+ */
+#define SIB_TIMER_DEFER_ROUNDS	16
+
+static void sib_qp_timer_events(struct sib_qp *qp)
+{
+	if (!test_bit(SIB_QPF_TIMEOUT, &qp->flags) &&
+	    !test_bit(SIB_QPF_PROBE, &qp->flags))
+		return;
+	if (!skb_queue_empty(&qp->rxq) &&
+	    qp->timer_defer++ < SIB_TIMER_DEFER_ROUNDS)
+		return;
+	qp->timer_defer = 0;
+	/* an expiry followed by progress (the timer runs again) is stale */
+	if (test_and_clear_bit(SIB_QPF_TIMEOUT, &qp->flags) &&
+	    !sib_timer_retrans_pending(qp))
+		sib_comp_timeout(qp);
+	if (test_and_clear_bit(SIB_QPF_PROBE, &qp->flags) &&
+	    !sib_timer_probe_pending(qp))
+		sib_comp_probe(qp);
+}
 
 /* one round; true when more work is known to be waiting */
 static bool sib_qp_round(struct sib_qp *qp)
@@ -42,10 +71,6 @@ static bool sib_qp_round(struct sib_qp *qp)
 	}
 	if (test_and_clear_bit(SIB_QPF_RNR_DONE, &qp->flags))
 		qp->req.rnr_wait = false;
-	if (test_and_clear_bit(SIB_QPF_TIMEOUT, &qp->flags))
-		sib_comp_timeout(qp);
-	if (test_and_clear_bit(SIB_QPF_PROBE, &qp->flags))
-		sib_comp_probe(qp);
 	while (n < SIB_WORK_BUDGET && (skb = skb_dequeue(&qp->rxq))) {
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP)
 			sib_comp_rcv(qp, skb);
@@ -53,6 +78,7 @@ static bool sib_qp_round(struct sib_qp *qp)
 			sib_resp_rcv(qp, skb);
 		n++;
 	}
+	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
 	sent += sib_req_run(qp, SIB_WORK_BUDGET);

@@ -8,7 +8,10 @@
  * nominal local ACK timeout 4.096 us * 2^timeout (IBTA 11.2.4.2; timeout
  * 0 = infinite; the spec lets the timer run longer than nominal) and
  * never below SIB_MIN_ACK_TIMEOUT_MS, because a TCG guest can stall for
- * milliseconds. Only its expiry counts against retry_cnt.
+ * milliseconds, nor below twice the measured round trip (2 (srtt + 4
+ * rttvar), at most SIB_ACK_TIMEOUT_RTT_MAX_MS): a slow host must not look
+ * like a lossy one. Only its expiry counts against retry_cnt, and an
+ * expiry is judged after the ACKs already received (task.c).
  * Loss probe: an hrtimer of a few smoothed round-trip times (at least
  * 2 ms, which TCG scheduling jitter rarely exceeds; RTT
  * measured on ACKed packets that were sent once, backed off on every
@@ -82,11 +85,45 @@ static u64 sib_ack_timeout_ns(struct sib_qp *qp)
 	return (4096ULL << min_t(u8, qp->timeout, 31)) * 4;
 }
 
+/*
+ * The measured round trip, as a lower bound of the local ACK timer: on a
+ * slow or overloaded host (a debug kernel under TCG moves a few hundred
+ * packets per second) the responder's answer can take longer than the
+ * nominal timeout without anything being lost, and a timer that fires
+ * then only resends what is already queued there.
+ */
+static u64 sib_ack_timeout_rtt_ns(struct sib_qp *qp)
+{
+	const struct sib_rc_window *w = &qp->req.win;
+	u64 us;
+
+	if (!w->srtt_us)
+		return 0;
+	us = 2ULL * (w->srtt_us + 4ULL * w->rttvar_us);
+	return min_t(u64, us, SIB_ACK_TIMEOUT_RTT_MAX_MS * USEC_PER_MSEC) *
+	       NSEC_PER_USEC;
+}
+
 static unsigned long sib_ack_timeout(struct sib_qp *qp)
 {
-	unsigned long j = nsecs_to_jiffies(sib_ack_timeout_ns(qp));
+	u64 ns = max(sib_ack_timeout_ns(qp), sib_ack_timeout_rtt_ns(qp));
+	unsigned long j = nsecs_to_jiffies(ns);
 
 	return max(j, msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS));
+}
+
+/**
+ * sib_timer_ack_timeout_ms() - the period the local ACK timer runs now
+ * @qp: RC QP with a non-zero timeout
+ *
+ * Four times the nominal 4.096 us * 2^timeout, at least
+ * SIB_MIN_ACK_TIMEOUT_MS, and at least twice the smoothed round trip
+ * plus four deviations (capped at SIB_ACK_TIMEOUT_RTT_MAX_MS).
+ * Context: any. Return: milliseconds.
+ */
+unsigned int sib_timer_ack_timeout_ms(struct sib_qp *qp)
+{
+	return jiffies_to_msecs(sib_ack_timeout(qp));
 }
 
 /**
@@ -145,11 +182,14 @@ static void sib_probe_arm(struct sib_qp *qp, bool restart)
 
 	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return;
-	if (!restart && hrtimer_active(&qp->probe_timer))
+	/* an expiry not yet judged: only progress may start it again */
+	if (!restart && (hrtimer_active(&qp->probe_timer) ||
+			 test_bit(SIB_QPF_PROBE, &qp->flags)))
 		return;
 	ns = sib_probe_ns(qp);
 	/* the IBTA timer decides beyond its own period */
-	if (qp->timeout && ns >= sib_ack_timeout_ns(qp))
+	if (qp->timeout && ns >= max(sib_ack_timeout_ns(qp),
+				     sib_ack_timeout_rtt_ns(qp)))
 		return;
 	hrtimer_start(&qp->probe_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
@@ -166,8 +206,37 @@ void sib_timer_retrans_arm(struct sib_qp *qp)
 	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return;
 	sib_probe_arm(qp, false);
-	if (qp->timeout && !timer_pending(&qp->retrans_timer))
+	if (qp->timeout && !timer_pending(&qp->retrans_timer) &&
+	    !test_bit(SIB_QPF_TIMEOUT, &qp->flags))
 		mod_timer(&qp->retrans_timer, jiffies + sib_ack_timeout(qp));
+}
+
+/**
+ * sib_timer_retrans_pending() - is the local ACK timer running?
+ * @qp: RC QP
+ *
+ * After an expiry the timer runs again only when an acknowledgement made
+ * progress (sib_timer_retrans_progress()); sends do not start it while an
+ * expiry waits to be judged. So an expiry found with the timer running
+ * is stale: the QP's work ignores it.
+ * Context: the QP's work. Return: true when the timer is pending.
+ */
+bool sib_timer_retrans_pending(struct sib_qp *qp)
+{
+	return timer_pending(&qp->retrans_timer);
+}
+
+/**
+ * sib_timer_probe_pending() - is the loss probe running?
+ * @qp: RC QP
+ *
+ * Like sib_timer_retrans_pending() for the loss probe: after an expiry
+ * only progress starts it again. Context: the QP's work.
+ * Return: true when the probe timer is queued.
+ */
+bool sib_timer_probe_pending(struct sib_qp *qp)
+{
+	return hrtimer_is_queued(&qp->probe_timer);
 }
 
 /**

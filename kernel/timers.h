@@ -7,11 +7,14 @@
 void sib_timers_init(struct sib_qp *qp);
 void sib_timers_stop(struct sib_qp *qp);
 void sib_timer_retrans_arm(struct sib_qp *qp);
+bool sib_timer_retrans_pending(struct sib_qp *qp);
+bool sib_timer_probe_pending(struct sib_qp *qp);
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding);
 void sib_timer_probe_rearm(struct sib_qp *qp);
 void sib_timer_retrans_stop(struct sib_qp *qp);
 void sib_timer_rnr_start(struct sib_qp *qp, u8 code);
 u32 sib_rnr_timer_usecs(u8 code);
+unsigned int sib_timer_ack_timeout_ms(struct sib_qp *qp);
 
 bool sib_win_may_send(struct sib_qp *qp, u32 inflight);
 u32 sib_win_ackreq_every(struct sib_qp *qp);

@@ -245,6 +245,58 @@ static void sib_timers_test_progress_restart_and_stop(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/*
+ * An expiry waits for the QP's work, which first takes the ACKs already
+ * received: a send in between must not start the timers again, only
+ * progress does, and then the expiry is stale (the timer runs again).
+ */
+static void sib_timers_test_expiry_stale_after_progress(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+
+	/* both fired, their flags wait for the work */
+	set_bit(SIB_QPF_TIMEOUT, &qp->flags);
+	set_bit(SIB_QPF_PROBE, &qp->flags);
+	sib_timer_retrans_arm(qp);		/* a packet went out */
+	KUNIT_EXPECT_FALSE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_FALSE(test, sib_timer_probe_pending(qp));
+	sib_timer_retrans_progress(qp, true);	/* then an ACK made progress */
+	KUNIT_EXPECT_TRUE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
+	/* judged and stopped: the next send starts both */
+	clear_bit(SIB_QPF_TIMEOUT, &qp->flags);
+	clear_bit(SIB_QPF_PROBE, &qp->flags);
+	sib_timer_retrans_stop(qp);
+	sib_timer_retrans_arm(qp);
+	KUNIT_EXPECT_TRUE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
+	sib_tt_done(qp);
+}
+
+/*
+ * A measured round trip stretches the local ACK timer on a slow host:
+ * at least 2 (srtt + 4 rttvar), capped, never below the IBTA-based value.
+ */
+static void sib_timers_test_ack_timeout_rtt_floor(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);	/* 4 x 67.1 ms */
+
+	KUNIT_EXPECT_EQ(test, sib_timer_ack_timeout_ms(qp),
+			jiffies_to_msecs(nsecs_to_jiffies(4ULL * 67108864)));
+	qp->req.win.srtt_us = 1000;			/* fast: nominal wins */
+	qp->req.win.rttvar_us = 500;
+	KUNIT_EXPECT_EQ(test, sib_timer_ack_timeout_ms(qp),
+			jiffies_to_msecs(nsecs_to_jiffies(4ULL * 67108864)));
+	qp->req.win.srtt_us = 200000;			/* 200 ms +- 50 ms */
+	qp->req.win.rttvar_us = 50000;
+	KUNIT_EXPECT_EQ(test, sib_timer_ack_timeout_ms(qp),
+			jiffies_to_msecs(msecs_to_jiffies(800)));
+	qp->req.win.srtt_us = 1000000;			/* capped */
+	KUNIT_EXPECT_EQ(test, sib_timer_ack_timeout_ms(qp),
+			jiffies_to_msecs(msecs_to_jiffies(SIB_ACK_TIMEOUT_RTT_MAX_MS)));
+	sib_tt_done(qp);
+}
+
 /* the send window: starts at 64, halves once per window, 2 after a timeout */
 static void sib_timers_test_window_loss(struct kunit *test)
 {
@@ -302,6 +354,8 @@ static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_ack_timeout_floor),
 	KUNIT_CASE(sib_timers_test_arm_keeps_running_timer),
 	KUNIT_CASE(sib_timers_test_progress_restart_and_stop),
+	KUNIT_CASE(sib_timers_test_expiry_stale_after_progress),
+	KUNIT_CASE(sib_timers_test_ack_timeout_rtt_floor),
 	{}
 };
 
