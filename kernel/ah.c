@@ -5,8 +5,35 @@
  * a packet being built.
  */
 #include <rdma/ib_cache.h>
+#include <linux/netdevice.h>
 
 #include "ah.h"
+
+/*
+ * May a QP or AH of @dev send from a GID of @ndev? A device on a VLAN
+ * netdev has the GIDs of the VLAN's real device and of its other VLANs
+ * in its table too (see device.c): only the VLAN's own are its. A device
+ * on a real netdev uses the GIDs of the VLANs on top of it, but not those
+ * of a VLAN with a softib device of its own: that device receives what
+ * arrives on the VLAN. Context: rcu_read_lock() held.
+ */
+static int sib_av_check_ndev(struct sib_dev *dev, struct net_device *ndev)
+{
+	struct ib_device *other;
+
+	if (IS_ERR_OR_NULL(ndev))
+		return -EINVAL;
+	if (dev->gid_ndev)
+		return ndev == dev->ndev ? 0 : -EINVAL;
+	if (ndev == dev->ndev)
+		return 0;
+	other = ib_device_get_by_netdev(ndev,
+					(enum rdma_driver_id)SIB_DRIVER_ID);
+	if (!other)
+		return 0;
+	ib_device_put(other);
+	return -EINVAL;
+}
 
 /**
  * sib_av_from_attr() - resolve an rdma_ah_attr into a RoCEv2 AV
@@ -14,8 +41,9 @@
  * @attr: attribute with GRH and sgid_attr (the core fills sgid_attr)
  * @av: out
  *
- * Context: any. Return: 0, -EINVAL when there is no GRH or the source
- * GID is not a RoCEv2 GID.
+ * Context: any. Return: 0, -EINVAL when there is no GRH, the source
+ * GID is not a RoCEv2 GID or is not this device's to use (a GID of
+ * another netdev on a device on a VLAN netdev, see sib_av_check_ndev()).
  */
 int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 		     struct sib_av *av)
@@ -24,6 +52,7 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	const struct ib_gid_attr *sattr;
 	const struct ib_gid_attr *dattr;
 	struct net_device *ndev;
+	int err;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
@@ -39,12 +68,15 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
 	av->net_type = rdma_gid_attr_network_type(sattr);
-	/* a GID of a VLAN device on top of ours: send through the VLAN */
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
-	if (!IS_ERR(ndev) && ndev != dev->ndev)
+	err = sib_av_check_ndev(dev, ndev);
+	/* a GID of a VLAN device on top of ours: send through the VLAN */
+	if (!err && ndev != dev->ndev)
 		av->ifindex = ndev->ifindex;
 	rcu_read_unlock();
+	if (err)
+		return err;
 	if (av->net_type != RDMA_NETWORK_IPV4 &&
 	    av->net_type != RDMA_NETWORK_IPV6)
 		return -EINVAL;
@@ -52,8 +84,10 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	if ((av->net_type == RDMA_NETWORK_IPV4) !=
 	    !!ipv6_addr_v4mapped((struct in6_addr *)av->dgid.raw))
 		return -EINVAL;
+	/* on a VLAN device only the VLAN's GIDs are ours (see sib_dev) */
 	dattr = rdma_find_gid_by_port(&dev->ibdev, &av->dgid,
-				      IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+				      IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+				      dev->gid_ndev ? dev->ndev : NULL);
 	if (!IS_ERR(dattr)) {
 		av->loopback = 1;
 		rdma_put_gid_attr(dattr);

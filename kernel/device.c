@@ -4,8 +4,21 @@
  * query_device/query_port/query_pkey, the port state that follows the
  * netdev, user contexts. GIDs come from the core's RoCE GID cache, which
  * fills itself from the netdev's IP addresses once the netdev is set.
+ *
+ * A device on a VLAN netdev: the core gives a RoCE port IP GIDs only for
+ * its netdev's addresses and those of the netdev's upper devices
+ * (roce_gid_mgmt.c), never for a port whose netdev is a VLAN device
+ * itself, and refusing GIDs in add_gid makes it log an error for each.
+ * So the core is shown the VLAN's real device as the port's netdev
+ * (get_netdev) and fills the table as for a device there: the GIDs of the
+ * real device and of all its VLANs. Only the GIDs whose netdev is our
+ * VLAN device can be used (sib_av_from_attr() refuses the others with
+ * EINVAL). The device is still bound to the VLAN device for everything
+ * else (ib_device_set_netdev(): the lookup by netdev on receive and on
+ * netdev events), so it coexists with a device on the real netdev.
  */
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -232,6 +245,9 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	if (dev->ndev)
 		netdev_put(dev->ndev, &dev->ndev_tracker);
 	dev->ndev = NULL;
+	if (dev->gid_ndev)
+		netdev_put(dev->gid_ndev, &dev->gid_ndev_tracker);
+	dev->gid_ndev = NULL;
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->mw_xa);
@@ -315,6 +331,24 @@ static const struct ib_device_ops sib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, sib_mw, ibmw),
 };
 
+/*
+ * The port's netdev as the core's GID management and `rdma link` see it,
+ * for a device on a VLAN netdev only: its real device (see the top of
+ * this file). Context: any. Return: the netdev, held.
+ */
+static struct net_device *sib_vlan_get_netdev(struct ib_device *ibdev,
+					      u32 port)
+{
+	struct net_device *ndev = to_sib_dev(ibdev)->gid_ndev;
+
+	dev_hold(ndev);
+	return ndev;
+}
+
+static const struct ib_device_ops sib_vlan_dev_ops = {
+	.get_netdev = sib_vlan_get_netdev,
+};
+
 static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key,
 			     sib_srq_xa_key;
 static struct lock_class_key sib_mw_xa_key;
@@ -352,6 +386,15 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	ibdev->dev.parent = ndev->dev.parent;
 	strscpy(ibdev->node_desc, "softib", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid, ndev->dev_addr);
+	if (is_vlan_dev(ndev)) {
+		/* a VLAN has its real device's MAC: the VLAN ID replaces FF:FE */
+		__be16 vid = cpu_to_be16(vlan_dev_vlan_id(ndev));
+
+		memcpy((u8 *)&ibdev->node_guid + 3, &vid, sizeof(vid));
+		dev->gid_ndev = vlan_dev_real_dev(ndev);
+		netdev_hold(dev->gid_ndev, &dev->gid_ndev_tracker, GFP_KERNEL);
+		ib_set_device_ops(ibdev, &sib_vlan_dev_ops);
+	}
 	/* the legacy write() commands the core does not enable by default */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
@@ -361,7 +404,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 /**
  * sib_dev_add() - create and register a softib device on @ndev
  * @name: device name from `rdma link add`
- * @ndev: the Ethernet netdev
+ * @ndev: the Ethernet netdev, a VLAN device too
  *
  * Context: process (RDMA netlink). Return: 0 or -errno (-EADDRINUSE
  * when UDP port 4791 is taken in @ndev's namespace).

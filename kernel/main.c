@@ -6,7 +6,6 @@
  */
 #include <linux/module.h>
 #include <linux/if_arp.h>
-#include <linux/if_vlan.h>
 #include <rdma/rdma_netlink.h>
 
 #include "softib.h"
@@ -32,17 +31,7 @@ static int sib_newlink(const char *name, struct net_device *ndev)
 	}
 	if (ndev->type != ARPHRD_ETHER)
 		return -EINVAL;
-	/*
-	 * The core fills a RoCE port's GID table from its netdev and the
-	 * VLAN devices on top of it, never from a VLAN device as the port's
-	 * own netdev: a device there would have no IP GIDs. VLANs work on
-	 * the device of the real netdev instead.
-	 */
-	if (is_vlan_dev(ndev)) {
-		pr_info("softib: %s is a VLAN device: add the device on %s, its VLAN GIDs come with it\n",
-			ndev->name, vlan_dev_real_dev(ndev)->name);
-		return -EOPNOTSUPP;
-	}
+	/* a VLAN device works too: see device.c */
 	return sib_dev_add(name, ndev);
 }
 

@@ -40,11 +40,19 @@ struct sib_udp;
 
 /*
  * struct sib_dev - one softib device bound to one netdev
+ * @ndev: the netdev of `rdma link add`: packets leave through it and
+ *	  arrive on it, its MTU and link state are the port's
+ * @gid_ndev: only when @ndev is a VLAN device: its real device, which
+ *	      the core is shown as the port's netdev (ib_device_ops
+ *	      .get_netdev) so that it gives the port the VLAN's IP GIDs;
+ *	      NULL otherwise. See device.c.
  */
 struct sib_dev {
 	struct ib_device ibdev;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
+	struct net_device *gid_ndev;
+	netdevice_tracker gid_ndev_tracker;
 	struct sib_udp *udp;
 	spinlock_t port_lock;		/* port_state, active_mtu */
 	enum ib_port_state port_state;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # interop.sh: softib on the wire with others.  softib in a network namespace against the
 # kernel's rdma_rxe in the initial one over a veth pair, softib against softib across two
-# namespaces (plain and over a VLAN), MTU handling, a softib device in the initial namespace
+# namespaces (plain and over a VLAN), softib devices on VLAN netdevs, MTU handling, a softib device in the initial namespace
 # working beside the namespaced ones, and a packet capture for the host to decode.
 # Meant to run inside a tools/vm-run guest (it deletes the guest's sib0 first: rdma_rxe and
 # softib cannot both own UDP port 4791 in the initial namespace).
@@ -15,7 +15,9 @@ Runs the interop matrix and prints one line per cell:
 Pairs: softib-rxe (sib1 in netns A <-> rxe0 in the initial netns over a veth, both
 directions), softib-softib (sib2 in netns B <-> sib3 in netns C over a veth), softib-vlan
 (sib2 <-> sib3 with the GIDs of the VLAN 7 devices on their veths: tagged frames),
-softib-bond (sib6 on an active-backup bond in B <-> sib7 on one in C).  MTU 1024 cells run
+softib-bond (sib6 on an active-backup bond in B <-> sib7 on one in C), softib-vlandev (softib
+devices on VLAN 8 netdevs: sib4 on vA.8 in A <-> rxe0 with the GIDs of vI.8, both directions;
+sib5 on vB.8 in B <-> sib9 on vC.8 in C).  MTU 1024 cells run
 at netdev MTU 1500, 4096 cells at 9000 (the active MTU follows the netdev MTU at run time).
 Programs: ibv_rc_pingpong --chk (8 KiB, -n N/4), ibv_ud_pingpong (-n N/4), ib_write_bw,
 ib_read_bw, ib_send_bw, ib_atomic_bw (16 KiB, -n N; N is --iters, default 200).  To keep
@@ -23,8 +25,9 @@ the run short under TCG, softib-rxe runs all six programs in both directions at 
 1024) and (IPv6, 4096) and rc_pingpong + ib_read_bw at the two other corners;
 softib-softib all six at (IPv4, 4096) and rc_pingpong + ib_write_bw elsewhere; VLAN and
 bond pairs two programs per family.  --full runs all six programs in every cell.
-Other checks, one "CHECK name PASS|FAIL" line each: a device on a VLAN netdev refused,
-active MTU after each netdev MTU change, a path MTU above the active MTU refused at
+Other checks, one "CHECK name PASS|FAIL" line each: the GID table and link of a device on a
+VLAN netdev, a GID of another netdev refused on it, its packets sent through the VLAN device,
+the device going away when its VLAN netdev is deleted under traffic, active MTU after each netdev MTU change, a path MTU above the active MTU refused at
 modify_qp, a path-MTU-4096 QP still working when the netdev MTU shrinks under it (its
 packets fragmented by IP), the capture runs, sib0 in the initial netns working beside the
 namespaced devices, namespaced devices gone with their namespaces, exclusive netns mode.
@@ -77,8 +80,17 @@ cells() {
 	echo "softib-vlan sibBv>sibCv ipv6 1024 ib_write_bw"
 	echo "softib-bond sibBb>sibCb ipv4 1024 ib_write_bw"
 	echo "softib-bond sibBb>sibCb ipv6 1024 rc_pingpong"
+	# devices on VLAN netdevs (the VLANs stay at MTU 1500)
+	for fam in ipv4 ipv6; do
+		for d in "sibV>rxeV" "rxeV>sibV" "sibBV>sibCV"; do
+			for p in rc_pingpong ib_write_bw; do
+				[[ $fam$d$p == ipv6rxeV\>sibVib_write_bw ]] && continue
+				echo "softib-vlandev $d $fam 1024 $p"
+			done
+		done
+	done
 }
-OTHER="vlan_netdev_refused mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused mtu_shrink_in_flight capture coexist_init_netns netns_delete netns_exclusive"
+OTHER="vlan_netdev_gids vlan_netdev_foreign_gid_refused vlan_netdev_coexist vlan_netdev_tagged vlan_netdev_delete mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused mtu_shrink_in_flight capture coexist_init_netns netns_delete netns_exclusive"
 if ((LIST)); then
 	cells | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
 	for o in $OTHER; do echo "$o"; done
@@ -136,6 +148,14 @@ ip -n C addr add 192.168.8.2/24 dev vC && ip -n C -6 addr add fd08::2/64 dev vC 
 ip -n B link add link vB name vB.7 type vlan id 7 && ip -n C link add link vC name vC.7 type vlan id 7 || die "vlan"
 ip -n B addr add 192.168.9.1/24 dev vB.7 && ip -n B -6 addr add fd09::1/64 dev vB.7 nodad && ip -n B link set vB.7 up
 ip -n C addr add 192.168.9.2/24 dev vC.7 && ip -n C -6 addr add fd09::2/64 dev vC.7 nodad && ip -n C link set vC.7 up
+# VLAN 8 on both veth pairs: softib devices on the VLAN netdevs themselves
+ip link add link vI name vI.8 type vlan id 8 && ip -n A link add link vA name vA.8 type vlan id 8 &&
+	ip -n B link add link vB name vB.8 type vlan id 8 && ip -n C link add link vC name vC.8 type vlan id 8 ||
+	die "vlan 8"
+ip addr add 192.168.11.2/24 dev vI.8 && ip -6 addr add fd11::2/64 dev vI.8 nodad && ip link set vI.8 up
+ip -n A addr add 192.168.11.1/24 dev vA.8 && ip -n A -6 addr add fd11::1/64 dev vA.8 nodad && ip -n A link set vA.8 up
+ip -n B addr add 192.168.12.1/24 dev vB.8 && ip -n B -6 addr add fd12::1/64 dev vB.8 nodad && ip -n B link set vB.8 up
+ip -n C addr add 192.168.12.2/24 dev vC.8 && ip -n C -6 addr add fd12::2/64 dev vC.8 nodad && ip -n C link set vC.8 up
 
 # B <-> C again, through an active-backup bond on each side
 ip -n B link add bondB type bond mode active-backup && ip -n C link add bondC type bond mode active-backup ||
@@ -152,16 +172,11 @@ ip netns exec B rdma link add sib2 type softib netdev vB || die "rdma link add s
 ip netns exec C rdma link add sib3 type softib netdev vC || die "rdma link add sib3 (netns C)"
 ip netns exec B rdma link add sib6 type softib netdev bondB || die "rdma link add sib6 on bondB (netns B)"
 ip netns exec C rdma link add sib7 type softib netdev bondC || die "rdma link add sib7 on bondC (netns C)"
-for d in rxe0 sib1 sib2 sib3 sib6 sib7; do wait_active $d || die "$d port not ACTIVE"; done
+ip netns exec A rdma link add sib4 type softib netdev vA.8 || die "rdma link add sib4 on vA.8 (netns A)"
+ip netns exec B rdma link add sib5 type softib netdev vB.8 || die "rdma link add sib5 on vB.8 (netns B)"
+ip netns exec C rdma link add sib9 type softib netdev vC.8 || die "rdma link add sib9 on vC.8 (netns C)"
+for d in rxe0 sib1 sib2 sib3 sib4 sib5 sib6 sib7 sib9; do wait_active $d || die "$d port not ACTIVE"; done
 rdma link show
-# the core gives a RoCE port on a VLAN netdev no IP GIDs: softib refuses it (VLANs work through
-# the real netdev's device, the softib-vlan cells)
-if ip netns exec B rdma link add sib4 type softib netdev vB.7 2>"$OUT/vlan.err"; then
-	check vlan_netdev_refused FAIL "rdma link add on vB.7 succeeded"
-	rdma link delete sib4
-else
-	check vlan_netdev_refused ok "rdma link add sib4 ... netdev vB.7: $(tr -d '\n' <"$OUT/vlan.err")"
-fi
 
 # endpoint table: name -> netns, device, IPv4, IPv6
 declare -A NS DEV A4 A6 GIDX
@@ -174,6 +189,11 @@ ep sibBv B sib2 192.168.9.1 fd09::1
 ep sibCv C sib3 192.168.9.2 fd09::2
 ep sibBb B sib6 192.168.10.1 fd10::1
 ep sibCb C sib7 192.168.10.2 fd10::2
+ep sibV A sib4 192.168.11.1 fd11::1
+ep rxeV - rxe0 192.168.11.2 fd11::2
+ep sibBV B sib5 192.168.12.1 fd12::1
+ep sibCV C sib9 192.168.12.2 fd12::2
+ep sibVx A sib4 192.168.7.1 fd07::1	# a GID of vA (not vA.8) on sib4: refused
 
 set_mtu() { # netdev MTU on both veth pairs (not the VLANs)
 	ip link set vI mtu "$1" && ip -n A link set vA mtu "$1" &&
@@ -267,6 +287,33 @@ cell() {
 	fi
 }
 
+# ---------------------------------------------------------------- devices on VLAN netdevs
+# sib4 sits on vA.8: the core is shown vA as its port's netdev (it gives a port on a VLAN
+# device no IP GIDs), so its table holds vA's GIDs too, but only vA.8's are usable
+cntr() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+nstat() { nsx "$1" cat "/sys/class/net/$2/statistics/$3"; }
+why=""
+i4=$(gid_of A sib4 192.168.11.1) || why+=" no GID for 192.168.11.1 on sib4;"
+i6=$(gid_of A sib4 fd11::1) || why+=" no GID for fd11::1 on sib4;"
+for i in ${i4:-} ${i6:-}; do
+	n=$(cat /sys/class/infiniband/sib4/ports/1/gid_attrs/ndevs/$i 2>/dev/null)
+	[[ $n == vA.8 ]] || why+=" GID $i of sib4 has netdev '${n}', not vA.8;"
+done
+lnk=$(ip netns exec A rdma link show sib4/1 2>&1)
+[[ $lnk == *"state ACTIVE"* ]] || why+=" rdma link show: $lnk;"
+ibv_devinfo -d sib4 | grep -q 'link_layer:[[:space:]]*Ethernet' || why+=" ibv_devinfo -d sib4 failed;"
+if [[ -z $why ]]; then check vlan_netdev_gids ok "sib4 on vA.8: GID $i4 192.168.11.1 and $i6 fd11::1 on vA.8; $lnk"
+else why=${why# }; check vlan_netdev_gids FAIL "${why%;}"; fi
+# the GID of vA's own address is in sib4's table but not sib4's to send from
+run_pair sibVx rxe ipv4 vforeign ibv_rc_pingpong -n 5
+if ((src != 0)) && grep -qs 'Failed to modify QP to RTR' "$OUT/vforeign.server"; then
+	check vlan_netdev_foreign_gid_refused ok "ibv_rc_pingpong on sib4 with vA's GID: modify to RTR fails"
+else
+	check vlan_netdev_foreign_gid_refused FAIL "server exit $src: $(tail -2 "$OUT/vforeign.server" | tr '\n' ' ')"
+fi
+v_sent0=$(cntr sib4 sent_pkts) v_rcvd0=$(cntr sib4 rcvd_pkts)
+v_tx0=$(nstat A vA.8 tx_packets) v_rx0=$(nstat A vA.8 rx_packets)
+
 # ---------------------------------------------------------------- the matrix
 t0=$SECONDS
 cur_mtu=0
@@ -297,6 +344,59 @@ while read -r pair d fam mtu prog; do
 	cell "$pair" "$d" "$fam" "$mtu" "$prog"
 done < <(cells | grep -E -- "$ONLY")
 echo "interop.sh: matrix done in $((SECONDS - t0)) s"
+
+# ---------------------------------------------------------------- VLAN netdevs, continued
+# sib4's packets went through vA.8 (tagged by it), not past it
+v_sent=$(($(cntr sib4 sent_pkts) - v_sent0)) v_rcvd=$(($(cntr sib4 rcvd_pkts) - v_rcvd0))
+v_tx=$(($(nstat A vA.8 tx_packets) - v_tx0)) v_rx=$(($(nstat A vA.8 rx_packets) - v_rx0))
+if ((v_sent > 0 && v_rcvd > 0 && v_tx >= v_sent && v_rx >= v_rcvd)); then
+	check vlan_netdev_tagged ok "sib4 sent $v_sent / received $v_rcvd packets, vA.8 tx $v_tx / rx $v_rx"
+else
+	check vlan_netdev_tagged FAIL "sib4 sent $v_sent / received $v_rcvd packets, vA.8 tx $v_tx / rx $v_rx"
+fi
+# a device on vA and one on vA.8 carry traffic at the same time, each to rxe0
+why=""
+( PORT=18517; run_pair rxe sib ipv4 cx1 ibv_rc_pingpong -p $PORT -n 100 --chk
+  ((src == 0 && crc == 0)) && grep -q '^100 iters in' "$OUT/cx1.client" ) &
+bg=$!
+run_pair rxeV sibV ipv4 cx2 ibv_rc_pingpong -n 100 --chk
+((src == 0 && crc == 0)) && grep -q '^100 iters in' "$OUT/cx2.client" ||
+	why+=" sib4 (vA.8) <-> rxe0: server exit $src, client exit $crc;"
+wait $bg || why+=" sib1 (vA) <-> rxe0: $(tail -1 "$OUT/cx1.client");"
+if [[ -z $why ]]; then check vlan_netdev_coexist ok "sib1 on vA and sib4 on vA.8 at once, each with rxe0"
+else why=${why# }; check vlan_netdev_coexist FAIL "${why%;}"; fi
+# the VLAN netdev goes away under traffic: its device goes with it, the traffic ends with
+# an error, nothing hangs (a leaked netdev reference would block the delete), and a new
+# VLAN netdev with a new device works
+why=""
+p0=$(cntr sib5 sent_pkts)
+( run_pair sibCV sibBV ipv4 vdel ibv_rc_pingpong -s 4096 -n 100000000 --chk; echo "$src $crc" >"$OUT/vdel.rc" ) &
+bg=$!
+for i in $(seq 300); do (($(cntr sib5 sent_pkts) > p0 + 40)) && break; sleep 0.1; done
+(($(cntr sib5 sent_pkts) > p0 + 40)) || why+=" no traffic on sib5 before the delete;"
+t=$SECONDS
+timeout 60 ip -n B link delete vB.8 || why+=" ip link delete vB.8 failed or hung;"
+for i in $(seq 600); do [[ -e /sys/class/infiniband/sib5 ]] || break; sleep 0.1; done
+[[ -e /sys/class/infiniband/sib5 ]] && why+=" sib5 still there 60 s after vB.8 went;"
+gone=$((SECONDS - t))
+for i in $(seq 600); do kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+if kill -0 $bg 2>/dev/null; then
+	why+=" the pingpong still ran 60 s after the delete;"
+	pkill -f 'ibv_rc_pingpong -s 4096 -n 100000000' || true
+fi
+wait $bg
+read -r vs vc <"$OUT/vdel.rc" 2>/dev/null || true
+((${vc:-0} != 0)) || why+=" the client on sib5 exited ${vc:-?} (want an error);"
+ip -n B link add link vB name vB.8 type vlan id 8 && ip -n B addr add 192.168.12.1/24 dev vB.8 &&
+	ip -n B -6 addr add fd12::1/64 dev vB.8 nodad && ip -n B link set vB.8 up &&
+	ip netns exec B rdma link add sib5 type softib netdev vB.8 && wait_active sib5 ||
+	why+=" re-creating vB.8 and sib5 failed;"
+unset "GIDX[sib5/192.168.12.1]"
+run_pair sibCV sibBV ipv4 vdel2 ibv_rc_pingpong -n 20 --chk
+((src == 0 && crc == 0)) && grep -q '^20 iters in' "$OUT/vdel2.client" ||
+	why+=" the new sib5 on the new vB.8: server exit $src, client exit $crc;"
+if [[ -z $why ]]; then check vlan_netdev_delete ok "sib5 gone ${gone} s after vB.8 was deleted under ibv_rc_pingpong (client exit $vc); a new sib5 works"
+else why=${why# }; check vlan_netdev_delete FAIL "${why%;}"; fi
 
 # the netdev MTU shrinks under a running RC QP whose path MTU no longer fits: its packets
 # must still arrive (sent without DF, fragmented by IP, counted), not vanish
@@ -409,7 +509,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 [[ -z $left ]] || why="devices left after deleting the namespaces: $left"
-if [[ -z $why ]]; then check netns_delete ok "sib1..sib3, sib6, sib7 gone with their namespaces"
+if [[ -z $why ]]; then check netns_delete ok "sib1..sib7, sib9 gone with their namespaces"
 else check netns_delete FAIL "$why"; fi
 # exclusive mode (only settable while no other namespace exists): a device made from inside
 # E starts in the initial namespace like every RDMA device; `rdma dev set ... netns E` either
