@@ -13,6 +13,7 @@
 	X(RCVD_PKTS,		"rcvd_pkts")		\
 	X(LOOPBACK_PKTS,	"loopback_pkts")	\
 	X(ZCOPY_PKTS,		"zero_copy_pkts")	\
+	X(ZCOPY_READ_PKTS,	"zero_copy_read_pkts")	\
 	X(DROP_HDR,		"rcvd_bad_hdr")		\
 	X(DROP_ICRC,		"rcvd_icrc_err")	\
 	X(DROP_PKEY,		"rcvd_pkey_err")	\

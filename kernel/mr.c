@@ -800,3 +800,30 @@ int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
 	return sib_sgl_walk(dev, pd, sge, num_sge, off, len, 0,
 			    sib_page_to_frag, &io);
 }
+
+/**
+ * sib_mr_add_frags() - append bytes of one MR to a packet without copying
+ * @mr: referenced MR whose access the caller checked
+ * @iova: start address in the MR's address space (untrusted)
+ * @skb: packet under construction; its linear part ends at the payload
+ * @len: bytes
+ *
+ * The responder's side of sib_sgl_add_frags(): RDMA READ response
+ * payload as page fragments of the MR's pinned pages, each holding a
+ * page reference until the skb is freed, so a deregistration while the
+ * packet is queued or in flight frees nothing under it. Bytes the
+ * responder's application changes meanwhile may go out changed, as on
+ * any RDMA device that reads memory when it transmits.
+ * Context: process or softirq. Return: 0; -EMSGSIZE (too many pieces),
+ * -EOPNOTSUPP (an MR without pages): @skb may hold some fragments, the
+ * caller frees it and copies instead; -EFAULT for a range outside @mr.
+ */
+int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
+		     u32 len)
+{
+	struct sib_skb_io io = { .skb = skb };
+
+	if (mr->type != SIB_MR_USER)
+		return -EOPNOTSUPP;
+	return sib_mr_walk(mr, iova, len, sib_page_to_frag, &io);
+}

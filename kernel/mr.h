@@ -39,6 +39,8 @@ int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
 		     const struct sib_sge *sge, u32 num_sge, u32 off,
 		     struct sk_buff *skb, u32 skb_off, u32 len);
+int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
+		     u32 len);
 int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
 		      const struct sib_sge *sge, u32 num_sge, u32 off,
 		      struct sk_buff *skb, u32 len);

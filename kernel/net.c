@@ -226,6 +226,34 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 }
 
 /**
+ * sib_skb_add_trailer() - append zeroed pad and ICRC bytes as a fragment
+ * @skb: packet whose payload is in page fragments (zero-copy), with at
+ *	 least one fragment slot left
+ * @n: bytes (pad + ICRC, at most SMP_CACHE_BYTES)
+ *
+ * The ICRC is written later by the transmit path (or never, on
+ * loopback); the bytes must not follow the payload in the linear part
+ * because the payload is not there. Context: process or softirq.
+ * Return: 0 or -ENOMEM.
+ */
+int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n)
+{
+	void *p = netdev_alloc_frag(SMP_CACHE_BYTES);
+	struct page *page;
+
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, n);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   p - page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += SMP_CACHE_BYTES;
+	return 0;
+}
+
+/**
  * sib_net_push_hdrs() - put the UDP and IP headers in front of the BTH
  * @dev: device
  * @av: addresses

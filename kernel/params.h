@@ -67,6 +67,8 @@
 #define SIB_WORK_BUDGET		64	/* packets per engine round */
 #define SIB_MIN_ACK_TIMEOUT_MS	5	/* floor for the local ACK timeout */
 #define SIB_ACK_TIMEOUT_RTT_MAX_MS 2000 /* cap of its RTT-based floor */
+#define SIB_ZCOPY_MIN		512	/* payload bytes below which copying is cheaper
+					   than referencing pages */
 
 #define SIB_ROCE_UDP_DPORT	4791
 

@@ -64,27 +64,6 @@ static int sib_req_payload(struct sib_qp *qp, struct sib_swqe *sw, u32 off,
 			    off, buf, len, false);
 }
 
-/* below this many payload bytes a copy is cheaper than page references */
-#define SIB_ZCOPY_MIN	512
-
-/* @n zeroed bytes (pad and ICRC) as the last fragment of @skb */
-static int sib_req_add_trailer(struct sk_buff *skb, unsigned int n)
-{
-	void *p = netdev_alloc_frag(SMP_CACHE_BYTES);
-	struct page *page;
-
-	if (!p)
-		return -ENOMEM;
-	memset(p, 0, n);
-	page = virt_to_head_page(p);
-	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
-			   p - page_address(page), n);
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += SMP_CACHE_BYTES;
-	return 0;
-}
-
 /*
  * An RC (or UC) request packet: @hdr_len zeroed header bytes, then @len bytes of
  * the message at @off, pad and room for the ICRC. Payload in user MRs is
@@ -113,7 +92,7 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 		err = sib_sgl_add_frags(qp->dev, qp->ibqp.pd, sw->sge,
 					sw->wqe.num_sge, off, skb, len);
 		if (!err)
-			err = sib_req_add_trailer(skb, *pad + SIB_ICRC_LEN);
+			err = sib_skb_add_trailer(skb, *pad + SIB_ICRC_LEN);
 		if (!err) {
 			/* user pages: their bytes may change under the skb */
 			skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;

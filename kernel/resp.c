@@ -496,6 +496,51 @@ static u8 sib_rresp_opcode(bool first, bool last)
 	return SIB_OP_RC_READ_RESP_MIDDLE;
 }
 
+/*
+ * A READ response packet: @hdr_len header bytes, @len bytes of @mr at
+ * @iova, @pad and room for the ICRC. Pages of user MRs are referenced
+ * as fragments (see sib_mr_add_frags()); other MRs and small payloads
+ * are copied. Return: the packet (header zeroed), NULL when out of
+ * memory, ERR_PTR(-EFAULT) when the range is not in @mr.
+ */
+static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
+				     u64 iova, unsigned int hdr_len, u32 len,
+				     u8 pad)
+{
+	struct sk_buff *skb;
+	int err;
+
+	if (len >= SIB_ZCOPY_MIN && mr->type == SIB_MR_USER) {
+		skb = sib_skb_alloc(qp->dev, hdr_len);
+		if (!skb)
+			return NULL;
+		memset(skb->data, 0, hdr_len);
+		err = sib_mr_add_frags(mr, iova, skb, len);
+		if (!err)
+			err = sib_skb_add_trailer(skb, pad + SIB_ICRC_LEN);
+		if (!err) {
+			/* user pages: their bytes may change under the skb */
+			skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+			sib_counter_inc(qp->dev, SIB_CNT_ZCOPY_READ_PKTS);
+			return skb;
+		}
+		kfree_skb(skb);
+		if (err != -EMSGSIZE && err != -EOPNOTSUPP && err != -ENOMEM)
+			return ERR_PTR(err);
+	}
+	skb = sib_skb_alloc(qp->dev, hdr_len + len + pad + SIB_ICRC_LEN);
+	if (!skb)
+		return NULL;
+	memset(skb->data, 0, hdr_len);
+	memset(skb->data + hdr_len + len, 0, pad + SIB_ICRC_LEN);
+	err = len ? sib_mr_copy(mr, iova, skb->data + hdr_len, len, false) : 0;
+	if (err) {
+		kfree_skb(skb);
+		return ERR_PTR(err);
+	}
+	return skb;
+}
+
 /* send the next response packet of @op; false when the QP failed */
 static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 {
@@ -506,40 +551,41 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 	u8 pad = (4 - (paylen & 3)) & 3;
 	struct sk_buff *skb;
 	struct sib_mr *mr = NULL;
-	int err = 0;
 
-	skb = sib_skb_alloc(qp->dev, info->hdr_len + paylen + pad + SIB_ICRC_LEN);
+	if (paylen) {
+		mr = sib_rkey_get(qp, op->pd, op->rkey, IB_ACCESS_REMOTE_READ,
+				  op->va + op->off, paylen);
+		if (!mr)
+			goto access_err;
+		skb = sib_rresp_skb(qp, mr, op->va + op->off, info->hdr_len,
+				    paylen, pad);
+		sib_mr_put(mr);
+	} else {
+		skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
+		if (skb)
+			memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+	}
 	if (!skb)
 		return true;	/* retry later */
-	memset(skb->data + info->hdr_len + paylen, 0, pad + SIB_ICRC_LEN);
+	if (IS_ERR(skb))
+		goto access_err;
 	sib_bth_set((struct sib_bth *)skb->data, opcode, false, pad,
 		    sib_qp_pkey(qp), qp->dest_qpn, false, op->psn);
 	if (info->flags & SIB_OPF_AETH)
 		sib_aeth_set((void *)(skb->data + info->off_aeth),
 			     SIB_AETH_ACK | SIB_AETH_NO_CREDIT, op->msn);
-	if (paylen) {
-		mr = sib_rkey_get(qp, op->pd, op->rkey, IB_ACCESS_REMOTE_READ,
-				  op->va + op->off, paylen);
-		err = mr ? sib_mr_copy(mr, op->va + op->off,
-				       skb->data + info->hdr_len, paylen, false) :
-			   -EINVAL;
-		if (mr)
-			sib_mr_put(mr);
-	}
-	if (err) {
-		kfree_skb(skb);
-		sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR,
-				  op->psn);
-		qp->resp.rd_tail = qp->resp.rd_head;
-		sib_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-		return false;
-	}
 	sib_pkt_xmit(qp, &qp->av, skb);
 	op->off += paylen;
 	op->psn = sib_psn_add(op->psn, 1);
 	if (last)
 		qp->resp.rd_tail++;
 	return true;
+
+access_err:
+	sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, op->psn);
+	qp->resp.rd_tail = qp->resp.rd_head;
+	sib_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+	return false;
 }
 
 /**

@@ -1,8 +1,9 @@
 #!/bin/bash
 # scale.sh: many QPs on one device.  2048 RC QPs created, connected in pairs and each used
 # (tools/perf/sib-memuse: one 32-byte RDMA WRITE per QP, every one checked), and perftest
-# ib_write_bw with 64 QPs; on softib also that RC payload went out as page fragments
-# (hw counter zero_copy_pkts).  Meant to run inside a tools/vm-run guest.
+# ib_write_bw with 64 QPs and ib_read_bw with 4 QPs; on softib also that RC payload and RDMA
+# READ responses went out as page fragments (hw counters zero_copy_pkts, zero_copy_read_pkts).
+# Meant to run inside a tools/vm-run guest.
 set -euo pipefail
 usage() {
 	cat <<USAGE
@@ -11,9 +12,11 @@ Usage: tests/vm/scale.sh [--dev DEV] [--addr IP] [--qps N] [--results FILE]
 Prints "RESULT <name> ok|FAIL <detail>" lines (also appended to FILE) for qps_many (N QPs,
 default 2048, created in four batches, connected, one checked WRITE each, destroyed;
 sib-memuse exits 0), write_bw_q64 (ib_write_bw -q 64 -s 65536: both sides exit 0, the
-client reports 65536-byte results for all 64 x 20 iterations and a positive bandwidth) and,
-when DEV has the counter, zero_copy (zero_copy_pkts grew by at least the full-MTU packets of
-that run's payload).  Exit status 0 iff all ok.
+client reports 65536-byte results for all 64 x 20 iterations and a positive bandwidth),
+read_bw_q4 (ib_read_bw -q 4 -s 65536, the same checks for 4 x 20 iterations) and, when DEV
+has the counters, zero_copy (zero_copy_pkts grew by at least the full-MTU packets of the
+write run's payload) and zero_copy_read (zero_copy_read_pkts grew by at least the full-MTU
+response packets of the read run).  Exit status 0 iff all ok.
 USAGE
 }
 DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null NQP=2048 ITERS=20 PORT=18530
@@ -50,37 +53,52 @@ else
 	result qps_many FAIL "sib-memuse exit $rc: $(tail -1 "$OUT/memuse")"
 fi
 
-echo "== ib_write_bw -q 64 -s 65536 -n $ITERS"
-z0=$(counter zero_copy_pkts)
-timeout -s KILL 300 ib_write_bw -d "$DEV" -x "$GID" -F -p $PORT -q 64 -s 65536 -n $ITERS \
-	--report_gbits >"$OUT/server" 2>&1 &
-spid=$!
-for i in $(seq 150); do
-	ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
-	kill -0 $spid 2>/dev/null || break
-	sleep 0.1
-done
-crc=0; timeout -s KILL 300 ib_write_bw -d "$DEV" -x "$GID" -F -p $PORT -q 64 -s 65536 -n $ITERS \
-	--report_gbits "$ADDR" >"$OUT/client" 2>&1 || crc=$?
-src=0; wait $spid || src=$?
-z1=$(counter zero_copy_pkts)
-sed 's/^/   /' "$OUT/client"
-read -r b it _ bw _ <<<"$(awk '$1 == 65536 && NF >= 5 { print; exit }' "$OUT/client")" || true
-why=""
-((src == 0)) || why+=" server exit $src;"
-((crc == 0)) || why+=" client exit $crc;"
-[[ ${b:-} == 65536 && ${it:-} == $((64 * ITERS)) ]] || why+=" client reports ${it:-no} iterations of ${b:-?} B, not $((64 * ITERS));"
-[[ ${bw:-} =~ ^[0-9.]+$ ]] && awk -v v="$bw" 'BEGIN { exit !(v > 0) }' || why+=" no positive bandwidth;"
-if [[ -z $why ]]; then result write_bw_q64 ok "$bw Gb/s"; else why=${why# }; result write_bw_q64 FAIL "${why%;}"; fi
-
-if [[ -n $z0 && -n $z1 ]]; then
-	# every full-MTU packet of the 64 x ITERS x 64 KiB payload is big enough for fragments
-	want=$(( 64 * ITERS * 65536 / ${MTU:-4096} ))
-	if (( z1 - z0 >= want )); then
-		result zero_copy ok "zero_copy_pkts +$((z1 - z0)) (>= $want)"
+# bw NAME TEST QPS: perftest server and client, both exits, iterations and bandwidth checked
+bw() {
+	local name=$1 t=$2 q=$3 spid crc src b it bw why="" i
+	PORT=$((PORT + 1))
+	echo "== $t -q $q -s 65536 -n $ITERS"
+	timeout -s KILL 300 "$t" -d "$DEV" -x "$GID" -F -p $PORT -q "$q" -s 65536 -n $ITERS \
+		--report_gbits >"$OUT/server" 2>&1 &
+	spid=$!
+	for i in $(seq 150); do
+		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	crc=0; timeout -s KILL 300 "$t" -d "$DEV" -x "$GID" -F -p $PORT -q "$q" -s 65536 -n $ITERS \
+		--report_gbits "$ADDR" >"$OUT/client" 2>&1 || crc=$?
+	src=0; wait $spid || src=$?
+	sed 's/^/   /' "$OUT/client"
+	read -r b it _ bw _ <<<"$(awk '$1 == 65536 && NF >= 5 { print; exit }' "$OUT/client")" || true
+	((src == 0)) || why+=" server exit $src;"
+	((crc == 0)) || why+=" client exit $crc;"
+	[[ ${b:-} == 65536 && ${it:-} == $((q * ITERS)) ]] ||
+		why+=" client reports ${it:-no} iterations of ${b:-?} B, not $((q * ITERS));"
+	[[ ${bw:-} =~ ^[0-9.]+$ ]] && awk -v v="$bw" 'BEGIN { exit !(v > 0) }' || why+=" no positive bandwidth;"
+	if [[ -z $why ]]; then result "$name" ok "$bw Gb/s"; else why=${why# }; result "$name" FAIL "${why%;}"; fi
+}
+# zcopy NAME COUNTER BEFORE AFTER QPS: the counter grew by the full-MTU packets of QPS x ITERS x 64 KiB
+zcopy() {
+	local want
+	[[ -n $3 && -n $4 ]] || return 0
+	want=$(( $5 * ITERS * 65536 / ${MTU:-4096} ))
+	if (( $4 - $3 >= want )); then
+		result "$1" ok "$2 +$(($4 - $3)) (>= $want)"
 	else
-		result zero_copy FAIL "zero_copy_pkts +$((z1 - z0)), want >= $want"
+		result "$1" FAIL "$2 +$(($4 - $3)), want >= $want"
 	fi
-fi
+}
+
+z0=$(counter zero_copy_pkts)
+bw write_bw_q64 ib_write_bw 64
+z1=$(counter zero_copy_pkts)
+# every full-MTU packet of the 64 x ITERS x 64 KiB payload is big enough for fragments
+zcopy zero_copy zero_copy_pkts "$z0" "$z1" 64
+
+r0=$(counter zero_copy_read_pkts)
+bw read_bw_q4 ib_read_bw 4
+r1=$(counter zero_copy_read_pkts)
+zcopy zero_copy_read zero_copy_read_pkts "$r0" "$r1" 4
 echo "scale: $nok ok, $nfail failed on $DEV"
 ((nfail == 0))
