@@ -1,0 +1,256 @@
+#!/bin/bash
+# twohosts.sh: softib on one host against rdma_rxe and against softib on another host.
+# Runs in the two guests of tools/vm-pair: "--role 1" (host 1, softib, drives the matrix)
+# and "--role 2" (host 2: softib first, then rdma_rxe), which talk over eth1 and take
+# orders through files in a directory both see (the shared work dir).
+set -uo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/twohosts.sh --role 1|2 --dir DIR [--results FILE] [--iters N] [--ko FILE]
+       tests/vm/twohosts.sh --list
+
+Host 1 (--role 1) creates sib1 on eth1 (10.0.3.1, fd03::1) and runs the matrix against host
+2 (10.0.3.2, fd03::2): first with softib there (sib1 on its eth1), then, after host 2 has
+unloaded softib and loaded rdma_rxe, with rxe1 on its eth1.  One line per cell:
+  CELL <pair> <client>><server> <ipv4|ipv6> <program> PASS|FAIL [detail]
+Programs: ibv_rc_pingpong --chk (8 KiB, N/4 iterations), ibv_ud_pingpong (1 KiB, N/4),
+ib_write_bw, ib_read_bw (16 KiB, N iterations; N = --iters, default 100).  softib-rxe:
+rc_pingpong both ways over IPv4 and one way over IPv6, ib_write_bw with softib writing,
+ib_read_bw with rdma_rxe reading from softib, ud_pingpong; softib-softib: rc_pingpong,
+ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6 (client>server: "sib" is host 1,
+"peer" host 2).  Also "CHECK link PASS|FAIL" (eth1
+reaches the other host) and "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe).
+Every result is also appended to FILE as "RESULT twohosts_<name> ok|FAIL <detail>".
+Host 2 (--role 2) only executes what host 1 asks for until host 1 says stop.  DIR must be
+empty and visible to both guests.  --ko: softib.ko for host 2 to load again (default
+./softib.ko).  --list prints the result names.  Exit status 0 iff all passed.
+USAGE
+}
+ROLE="" DIR="" RESULTS=/dev/null ITERS=100 LIST=0 KO=$PWD/softib.ko
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--role) ROLE=${2:?}; shift 2 ;;
+	--dir) DIR=${2:?}; shift 2 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--iters) ITERS=${2:?}; shift 2 ;;
+	--ko) KO=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
+	*) echo "twohosts.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+PORT=18515
+TMO=${PROGRAM_TIMEOUT:-120}
+
+cells() { # "pair client>server fam program"
+	local p
+	for p in rc_pingpong ib_write_bw ud_pingpong; do echo "softib-softib sib>peer ipv4 $p"; done
+	echo "softib-softib sib>peer ipv6 rc_pingpong"
+	echo "softib-rxe sib>peer ipv4 rc_pingpong"
+	echo "softib-rxe peer>sib ipv4 rc_pingpong"
+	echo "softib-rxe sib>peer ipv4 ib_write_bw"
+	echo "softib-rxe peer>sib ipv4 ib_read_bw"
+	echo "softib-rxe sib>peer ipv4 ud_pingpong"
+	echo "softib-rxe peer>sib ipv6 rc_pingpong"
+}
+OTHER="link rxe_phase"
+if ((LIST)); then
+	cells | while read -r pair d fam p; do echo "$pair/$d/$fam/$p"; done
+	for o in $OTHER; do echo "$o"; done
+	exit 0
+fi
+[[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
+[[ -d $DIR ]] || { echo "twohosts.sh: --dir $DIR: no such directory" >&2; exit 2; }
+
+wait_active() { # DEV
+	local i
+	for i in $(seq 100); do
+		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+gid_of() { # DEV ADDR: GID index, waiting for the GID cache
+	local i
+	for i in $(seq 50); do
+		"$TOOLS/roce-gid-index" --addr "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+put() { # FILE TEXT: write atomically (the other guest polls for FILE)
+	printf '%s\n' "$2" >"$1.tmp.$ROLE" && mv "$1.tmp.$ROLE" "$1"
+}
+wait_file() { # FILE SECONDS
+	local i
+	for i in $(seq $(($2 * 5))); do
+		[[ -e $1 ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+listening() { ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; }
+
+# ---------------------------------------------------------------- host 2: the executor
+# Requests: DIR/req.N holds "KIND COMMAND..."; KIND server: run COMMAND in the background,
+# DIR/ready.N once it listens on TCP $PORT; run: run it; then DIR/rc.N holds its exit
+# status and DIR/out.N its output.  KIND stop ends the loop.
+if [[ $ROLE == 2 ]]; then
+	rdma link add sib1 type softib netdev eth1 && wait_active sib1 &&
+		gid_of sib1 10.0.3.2 >/dev/null || { put "$DIR/ready.0" "setup failed"; exit 3; }
+	put "$DIR/ready.0" "softib sib1"
+	n=1
+	while :; do
+		wait_file "$DIR/req.$n" 1200 || { echo "twohosts.sh: no request $n from host 1" >&2; exit 3; }
+		r=$(cat "$DIR/req.$n") kind=${r%% *} cmd=${r#* }
+		[[ $kind == stop ]] && break
+		(
+			if [[ $kind == server ]]; then
+				bash -c "$cmd" >"$DIR/out.$n" 2>&1 &
+				pid=$!
+				for _ in $(seq 300); do listening && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+				put "$DIR/ready.$n" "listening"
+				rc=0; wait $pid || rc=$?
+			else
+				rc=0; bash -c "$cmd" >"$DIR/out.$n" 2>&1 || rc=$?
+			fi
+			put "$DIR/rc.$n" $rc
+		) &
+		n=$((n + 1))
+	done
+	wait
+	# leave no rdma_rxe behind for vm-run's unload (it expects softib or nothing)
+	for d in rxe1 sib1; do [[ -e /sys/class/infiniband/$d ]] && rdma link delete $d; done
+	[[ -d /sys/module/rdma_rxe ]] && modprobe -r rdma_rxe
+	exit 0
+fi
+
+# ---------------------------------------------------------------- host 1: the matrix
+OUT=$(mktemp -d /tmp/twohosts.XXXXXX)
+nok=0 nfail=0 req=0
+result() {
+	echo "RESULT twohosts_$1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+check() { echo "CHECK $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"; result "$1" "$2" "${3:-}"; }
+remote() { # KIND COMMAND: send a request to host 2, sets rn to its number
+	req=$((req + 1)) rn=$((req))
+	put "$DIR/req.$rn" "$1 $2"
+}
+stop_peer() { remote stop ""; }
+trap stop_peer EXIT
+
+rdma link add sib1 type softib netdev eth1 && wait_active sib1 || { echo "sib1 on eth1 failed" >&2; exit 3; }
+wait_file "$DIR/ready.0" 300 || { check link FAIL "host 2 did not get ready"; exit 1; }
+peerdev=sib1
+why=""
+# a refused TCP connection is a round trip over eth1
+r=$(timeout 10 bash -c 'exec 3<>/dev/tcp/10.0.3.2/9' 2>&1)
+[[ $r == *"Connection refused"* ]] || why+=" IPv4 10.0.3.2: ${r:-no answer};"
+r=$(timeout 10 bash -c 'exec 3<>/dev/tcp/fd03::2/9' 2>&1)
+[[ $r == *"Connection refused"* ]] || why+=" IPv6 fd03::2: ${r:-no answer};"
+grep -q softib "$DIR/ready.0" || why+=" host 2: $(cat "$DIR/ready.0");"
+if [[ -z $why ]]; then check link ok "eth1 reaches host 2 over IPv4 and IPv6; host 2 has $(cat "$DIR/ready.0")"
+else why=${why# }; check link FAIL "${why%;}"; fi
+
+# run_cell CLIENT>SERVER FAM NAME PROGRAM ARGS...: one run, the server on its host first;
+# sets src crc sout cout
+run_cell() {
+	local d=$1 fam=$2 name=$3; shift 3
+	local gopt=-g lg saddr laddr raddr lpid
+	[[ $1 == ib_* ]] && gopt=-x
+	if [[ $fam == ipv4 ]]; then laddr=10.0.3.1 raddr=10.0.3.2; else laddr=fd03::1 raddr=fd03::2; fi
+	lg=$(gid_of sib1 $laddr) || lg=none
+	# the peer finds its own GID index when it runs the command
+	local rcmd="timeout -s KILL $TMO $* -d $peerdev $gopt \$($TOOLS/roce-gid-index --addr $raddr $peerdev)"
+	src=99 crc=99
+	if [[ $d == "sib>peer" ]]; then
+		cout=$OUT/$name.local sout=$OUT/$name.remote
+		remote server "$rcmd"
+		wait_file "$DIR/ready.$rn" $TMO || { echo "(host 2: server not ready)" >"$cout"; return; }
+		crc=0; timeout -s KILL "$TMO" "$@" -d sib1 $gopt "$lg" 10.0.3.2 >"$cout" 2>&1 || crc=$?
+		wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
+		cp "$DIR/out.$rn" "$sout" 2>/dev/null
+	else
+		sout=$OUT/$name.local cout=$OUT/$name.remote
+		timeout -s KILL "$TMO" "$@" -d sib1 $gopt "$lg" >"$sout" 2>&1 &
+		lpid=$!
+		for _ in $(seq 300); do listening && break; kill -0 $lpid 2>/dev/null || break; sleep 0.1; done
+		remote run "$rcmd 10.0.3.1"
+		wait_file "$DIR/rc.$rn" $TMO && crc=$(cat "$DIR/rc.$rn")
+		cp "$DIR/out.$rn" "$cout" 2>/dev/null
+		src=0; wait $lpid || src=$?
+	fi
+}
+judge() { # PROG ITERS BYTES: sets why (empty when ok) and detail
+	local prog=$1 it=$2 bytes=$3 f line b i bw
+	why="" detail=""
+	((src == 0)) || why+=" server exit $src;"
+	((crc == 0)) || why+=" client exit $crc;"
+	if [[ $prog == *pingpong ]]; then
+		for f in "$sout" "$cout"; do
+			grep -q "^$bytes bytes in " "$f" || why+=" $(basename "$f") did not report $bytes bytes;"
+			grep -q "^$it iters in " "$f" || why+=" $(basename "$f") did not report $it iters;"
+		done
+		detail=$(grep -m1 ' bytes in ' "$cout" 2>/dev/null | sed 's/.*= //')
+	else
+		line=$(awk '/#bytes/ { getline; print; exit }' "$cout" 2>/dev/null)
+		read -r b i bw _ <<<"$line" || true
+		[[ ${b:-} == "$bytes" ]] || why+=" client printed no $bytes-byte result;"
+		[[ ${i:-} == "$it" ]] || why+=" client reports ${i:-no} iterations, not $it;"
+		[[ ${bw:-} =~ ^[0-9.]+$ ]] && awk -v v="$bw" 'BEGIN { exit !(v > 0) }' || why+=" no positive bandwidth;"
+		detail="${bw:-?} Gb/s"
+	fi
+}
+cell() { # PAIR CLIENT>SERVER FAM PROG
+	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try
+	name="$pair/$d/$fam/$prog"
+	for try in 1 2 3; do
+		case $prog in
+		rc_pingpong) bytes=$((8192 * n * 2))
+			run_cell "$d" "$fam" $prog ibv_rc_pingpong -s 8192 -n "$n" --chk ;;
+		ud_pingpong) bytes=$((1024 * n * 2))
+			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
+		*) bytes=16384
+			run_cell "$d" "$fam" $prog "$prog" -s $bytes -n "$ITERS" -F --report_gbits ;;
+		esac
+		judge "$prog" "$([[ $prog == *pingpong ]] && echo $n || echo "$ITERS")" "$bytes"
+		# perftest's clock calibration can fail on a loaded TCG guest; only that is retried
+		[[ -n $why ]] && grep -qs 'Correlation coefficient r^2' "$cout" "$sout" && ((try < 3)) || break
+	done
+	if [[ -z $why ]]; then
+		echo "CELL $pair $d $fam $prog PASS $detail ($((SECONDS - t)) s)"
+		result "$name" ok "$detail"
+	else
+		why=${why# }
+		echo "CELL $pair $d $fam $prog FAIL ${why%;} ($((SECONDS - t)) s)"
+		result "$name" FAIL "${why%;}"
+		echo "---- server:"; tail -20 "$sout" | sed 's/^/   /'
+		echo "---- client:"; tail -20 "$cout" | sed 's/^/   /'
+	fi
+}
+
+t0=$SECONDS
+phase=softib-softib
+while read -r pair d fam prog; do
+	if [[ $pair != "$phase" ]]; then
+		# host 2 gives up softib for rdma_rxe (both want UDP port 4791)
+		remote run "rdma link delete sib1; rdma link delete sib0; rmmod softib &&
+			modprobe rdma_rxe && rdma link add rxe1 type rxe netdev eth1 &&
+			for i in \$(seq 100); do grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state && break; sleep 0.1; done &&
+			$TOOLS/roce-gid-index --addr 10.0.3.2 rxe1 && $TOOLS/roce-gid-index --addr fd03::2 rxe1"
+		if wait_file "$DIR/rc.$rn" 120 && [[ $(cat "$DIR/rc.$rn") == 0 ]]; then
+			check rxe_phase ok "host 2: softib unloaded, rxe1 on eth1"
+		else
+			check rxe_phase FAIL "host 2: $(tr '\n' ' ' <"$DIR/out.$rn" 2>/dev/null)"
+		fi
+		phase=$pair peerdev=rxe1
+	fi
+	cell "$pair" "$d" "$fam" "$prog"
+done < <(cells)
+echo "twohosts.sh: matrix done in $((SECONDS - t0)) s"
+rm -rf "$OUT"
+echo "twohosts: $nok passed, $nfail failed"
+((nfail == 0))
