@@ -48,10 +48,11 @@ SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACC = 0x00, 0x60, 0x61, 0x62
 PEER_QPN = 0x777
 # the cases, in the order they run (the first two set up the RC QP the others use)
 CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
-         'short_atomic', 'short_deth', 'bad_opcode', 'unknown_qpn', 'bad_pkey',
+         'short_atomic', 'short_deth', 'short_aeth', 'bad_opcode', 'unknown_qpn', 'bad_pkey',
          'bad_tver', 'dup_send', 'dup_write', 'dup_read', 'dup_atomic',
          'reth_beyond_mr', 'read_beyond_mr', 'bad_rkey', 'rkey_other_pd',
-         'atomic_other_pd', 'write_longer_than_reth', 'psn_ahead', 'psn_far',
+         'atomic_other_pd', 'write_readonly_mr', 'atomic_no_access', 'send_inv_bad_rkey',
+         'write_longer_than_reth', 'psn_ahead', 'psn_far',
          'pad_too_big', 'pad_unaligned', 'pad_no_payload', 'mid_not_full',
          'send_over_mtu', 'write_over_mtu', 'write_middle_unexpected', 'atomic_unaligned',
          'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
@@ -198,6 +199,8 @@ class Target:
         self.cq = CQ(self.ctx, 256)
         self.mr = MR(self.pd, MRSZ, REMOTE)
         self.mr2 = MR(self.pd2, MRSZ, REMOTE)
+        self.mr_ro = MR(self.pd, MRSZ, e.IBV_ACCESS_REMOTE_READ)
+        self.mr_noat = MR(self.pd, MRSZ, REMOTE & ~e.IBV_ACCESS_REMOTE_ATOMIC)
         self.rmr = MR(self.pd, 32 * SLOT, e.IBV_ACCESS_LOCAL_WRITE)
         gid = subprocess.run([args.gid_index, args.dev], check=True, capture_output=True,
                              text=True).stdout.split()[0]
@@ -418,6 +421,11 @@ class Cases:
         ok = self.counted(before, 'rcvd_bad_hdr') and not wcs
         return ok, f'{len(wcs)} completion(s)'
 
+    def case_short_aeth(self):
+        """An ACK with no AETH (BTH only)."""
+        qp = self.rc
+        return self.dropped(((ACK, qp.qp_num, 5000), dict(data=b'')), 'rcvd_bad_hdr')
+
     def case_bad_opcode(self):
         """Reserved opcodes: RC 0x15 and 0x1f, CNP-like 0x81 as a request, 0xff."""
         qp = self.rc
@@ -576,6 +584,27 @@ class Cases:
                                           hdrs=atmeth(mr2.buf, mr2.rkey, 7,
                                                       0x5a5a5a5a5a5a5a5a)),
                           SYN_NAK_ACC, mr=mr2, what="the other PD's MR")
+
+    def case_write_readonly_mr(self):
+        """WRITE to an MR registered with remote read access only."""
+        mr = self.t.mr_ro
+        return self.naked(lambda qp: dict(opcode=WRITE_ONLY, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(mr.buf, mr.rkey, 16), payload=b'X' * 16),
+                          SYN_NAK_ACC, mr=mr, what='the read-only MR')
+
+    def case_atomic_no_access(self):
+        """CMP_SWAP on an MR registered without remote atomic access."""
+        mr = self.t.mr_noat
+        return self.naked(lambda qp: dict(opcode=CMP_SWAP, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=atmeth(mr.buf, mr.rkey, 7, 0x5a5a5a5a5a5a5a5a)),
+                          SYN_NAK_ACC, mr=mr, what='the MR')
+
+    def case_send_inv_bad_rkey(self):
+        """SEND ONLY with Invalidate naming an R_Key that does not exist: invalid request
+        (IBTA 10.6.7.2.5), the receive WQE completes in error."""
+        return self.naked(lambda qp: dict(opcode=0x17, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=struct.pack('>I', 0x7654321),
+                                          payload=b'i' * 16), SYN_NAK_INV)
 
     def case_write_longer_than_reth(self):
         mr = self.t.mr
