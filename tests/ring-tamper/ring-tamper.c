@@ -47,6 +47,7 @@ static const char *const case_names[] = {
 	"sq_prod_far", "sq_prod_back", "rq_prod_far", "rq_num_sge",
 	"rq_lkey_other_pd", "rq_sge_len", "srq_prod_far", "srq_num_sge",
 	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
+	"cmd_post_send_wr", "cmd_post_recv_wr",
 };
 
 static double now(void)
@@ -678,6 +679,87 @@ static void cases_cq(const char *only)
 		cq_case("cq_cons_back", -1, 0);
 }
 
+/*
+ * The uverbs post_send / post_recv commands carrying work requests: a
+ * softib QP takes WRs only through its rings, so the kernel refuses them
+ * with an errno (seen: EINVAL from softib for post_send, EOPNOTSUPP from
+ * the uverbs core for post_recv) and the QP keeps working.
+ */
+static int cmd_post(struct ibv_qp *qp, int recv)
+{
+	uint64_t m[32];		/* hdr, the command's head, one WR, one SGE */
+	char *c = (char *)m;
+	struct ib_uverbs_cmd_hdr *hdr = (void *)c;
+	struct ib_uverbs_post_send *core = (void *)(c + sizeof(*hdr));
+	char *wr = (char *)(core + 1);
+	size_t wrsz = recv ? sizeof(struct ib_uverbs_recv_wr) :
+			     sizeof(struct ib_uverbs_send_wr);
+	struct ib_uverbs_sge *sge = (void *)(wr + wrsz);
+	size_t len = (char *)(sge + 1) - c;
+	struct ib_uverbs_post_send_resp resp;
+
+	memset(m, 0, sizeof(m));
+	hdr->command = recv ? IB_USER_VERBS_CMD_POST_RECV : IB_USER_VERBS_CMD_POST_SEND;
+	hdr->in_words = len / 4;
+	hdr->out_words = sizeof(resp) / 4;
+	/* post_recv's head has the same layout as post_send's */
+	core->response = (uintptr_t)&resp;
+	core->qp_handle = qp->handle;
+	core->wr_count = 1;
+	core->sge_count = 1;
+	core->wqe_size = wrsz;
+	if (recv) {
+		struct ib_uverbs_recv_wr *r = (void *)wr;
+
+		r->wr_id = 0xc0de;
+		r->num_sge = 1;
+	} else {
+		struct ib_uverbs_send_wr *w = (void *)wr;
+
+		w->wr_id = 0xc0de;
+		w->num_sge = 1;
+		w->opcode = IB_UVERBS_WR_SEND;
+		w->send_flags = IBV_SEND_SIGNALED;
+	}
+	sge->addr = (uintptr_t)buf;
+	sge->length = 8;
+	sge->lkey = mr->lkey;
+	if (write(qp->context->cmd_fd, c, len) < 0)
+		return errno;
+	return 0;
+}
+
+static void cases_cmd(const char *only)
+{
+	static const char *const names[] = { "cmd_post_send_wr", "cmd_post_recv_wr" };
+	int recv;
+
+	for (recv = 0; recv < 2; recv++) {
+		struct pair p = {};
+		struct ibv_wc wc;
+		char why[256];
+		int err, s = -1, h;
+
+		if (!WANT(names[recv]))
+			continue;
+		if (make_pair(&p, cq, NULL)) {
+			result(names[recv], 0, "setup failed");
+			continue;
+		}
+		err = cmd_post(recv ? p.b : p.a, recv);
+		post_recv(p.b, NULL, 0xbad0043, buf + 16384, MSG);
+		post_send(p.a, 0xbad0042, IBV_WR_SEND, buf, 64, NULL);
+		if (!wait_wc(cq, 0xbad0042, &wc, timeout))
+			s = wc.status;
+		h = healthy_ok(why, sizeof(why));
+		result(names[recv], err && s == 0 && h,
+		       "command with a WR: %s (want an errno), a SEND afterwards: %s; %s",
+		       err ? strerror(err) : "accepted", st(s), why);
+		free_pair(&p);
+		drain(cq);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -762,6 +844,7 @@ int main(int argc, char **argv)
 	cases_sq(only[0] ? only : NULL);
 	cases_rq(only[0] ? only : NULL);
 	cases_cq(only[0] ? only : NULL);
+	cases_cmd(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);
