@@ -49,7 +49,7 @@ PEER_QPN = 0x777
 # the cases, in the order they run (the first two set up the RC QP the others use)
 CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'short_atomic', 'short_deth', 'short_aeth', 'bad_opcode', 'unknown_qpn', 'bad_pkey',
-         'bad_tver', 'dup_send', 'dup_write', 'dup_read', 'dup_atomic',
+         'bad_tver', 'dup_send', 'dup_write', 'dup_read', 'dup_atomic', 'dup_atomic_unknown',
          'reth_beyond_mr', 'read_beyond_mr', 'bad_rkey', 'rkey_other_pd',
          'atomic_other_pd', 'write_readonly_mr', 'atomic_no_access', 'send_inv_bad_rkey',
          'write_longer_than_reth', 'psn_ahead', 'psn_far',
@@ -535,6 +535,14 @@ class Cases:
         ok = (p1 and p2 and p1['orig'] == 100 and p2['orig'] == 100 and p2['psn'] == psn and
               v1 == 105 and v2 == 105 and alive)
         return ok, f'orig {p1 and p1["orig"]} then {p2 and p2["orig"]}, memory {v1} then {v2}'
+
+    def case_dup_atomic_unknown(self):
+        """A FETCH_ADD with an old PSN that was never executed (no saved result): not
+        executed, no answer (IBTA 9.7.5.1.3 answers duplicates only from saved results)."""
+        qp = self.rc
+        return self.dropped(((FETCH_ADD, qp.qp_num, qp.epsn - 50),
+                             dict(hdrs=atmeth(self.t.mr.buf + 256, self.t.mr.rkey, 5))),
+                            'duplicate_request')
 
     def naked(self, build, syndrome, mr=None, what='memory'):
         """On a fresh RC QP: the packet from build(qp) gets a NAK @syndrome at its PSN, the
