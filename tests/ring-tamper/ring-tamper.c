@@ -47,7 +47,7 @@ static const char *const case_names[] = {
 	"sq_prod_far", "sq_prod_back", "rq_prod_far", "rq_num_sge",
 	"rq_lkey_other_pd", "rq_sge_len", "srq_prod_far", "srq_num_sge",
 	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
-	"cmd_post_send_wr", "cmd_post_recv_wr",
+	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
 };
 
 static double now(void)
@@ -760,6 +760,56 @@ static void cases_cmd(const char *only)
 	}
 }
 
+/*
+ * A UD send WQE naming an address handle that does not exist: the WQE
+ * completes with IBV_WC_LOC_QP_OP_ERR and the QP goes to error.
+ */
+static void case_ud_ah(const char *only)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x1111 };
+	struct sib_send_wqe w;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	char why[256];
+	int s = -1, inerr, h, err;
+
+	if (!WANT("ud_ah_num"))
+		return;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY)) {
+		result("ud_ah_num", 0, "UD QP setup failed: %s", strerror(errno));
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	base_wqe(&w, IBV_WR_SEND, 0);
+	w.wr_id = 0xbad0051;
+	w.wr.ud.ah_num = 0xdeadbeef;
+	w.wr.ud.remote_qpn = 1;
+	w.wr.ud.remote_qkey = 0x1111;
+	sq_put_raw(qp, &w, NULL, 0);
+	err = doorbell(qp);
+	if (!wait_wc(cq, 0xbad0051, &wc, timeout))
+		s = wc.status;
+	inerr = wait_state(qp, IBV_QPS_ERR, timeout);
+	h = healthy_ok(why, sizeof(why));
+	result("ud_ah_num", s == IBV_WC_LOC_QP_OP_ERR && inerr && !err && h,
+	       "WQE: %s (want local QP operation error), QP in error %s; %s",
+	       st(s), inerr ? "yes" : "NO", why);
+	ibv_destroy_qp(qp);
+	drain(cq);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -845,6 +895,7 @@ int main(int argc, char **argv)
 	cases_rq(only[0] ? only : NULL);
 	cases_cq(only[0] ? only : NULL);
 	cases_cmd(only[0] ? only : NULL);
+	case_ud_ah(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);
