@@ -52,7 +52,10 @@
 	X(RKEY_ERR,		"rkey_violation")	\
 	X(COMPLETIONS,		"completions")		\
 	X(INLINE_ROUNDS,	"inline_rounds")	\
-	X(WORK_ROUNDS,		"work_rounds")
+	X(WORK_ROUNDS,		"work_rounds")		\
+	X(SQ_DOORBELLS,		"sq_doorbells")		\
+	X(SQ_LINGER_HITS,	"sq_linger_hits")	\
+	X(SQ_LINGER_MISSES,	"sq_linger_misses")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

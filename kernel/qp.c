@@ -889,6 +889,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
+		sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
 		sib_sq_fetch(qp);
 		sib_qp_run(qp, false);
 		return 0;

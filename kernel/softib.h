@@ -376,6 +376,9 @@ struct sib_qp {
 	bool task_pending;
 	bool task_nested;		/* running inline for another QP */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
+	bool task_served;		/* the runner answered an AckReq (task.c) */
+	u8 linger_misses;		/* lingers in a row without a post */
+	u8 linger_skips;		/* opportunities skipped since (task.c) */
 	unsigned long flags;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;

@@ -13,6 +13,16 @@
  * running/pending flags makes sure rounds of one QP never overlap: who
  * finds the QP running only marks it pending, and the runner does
  * another round.
+ *
+ * User send queues follow the kernel_idle protocol of softib-abi.h: while
+ * a runner owns the QP the ring header says kernel_idle = 0 and the
+ * provider posts without a doorbell; the runner, before it stops, stores
+ * kernel_idle = 1, a full barrier, and looks at the producer index once
+ * more. A runner nested in another QP's engine that has just answered
+ * a request (loopback: the peer process busy-polls on the other CPU) may
+ * also linger a few microseconds for the reply WQE, so that a
+ * request/reply exchange needs one system call instead of two. Lingering
+ * adapts: after a few misses in a row it is only tried now and then.
  */
 #include "task.h"
 #include "softib.h"
@@ -25,6 +35,9 @@
 
 #define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
+#define SIB_LINGER_NS		15000	/* longest wait for a reply WQE */
+#define SIB_LINGER_MISSES	4	/* misses in a row that pause lingering */
+#define SIB_LINGER_REPROBE	128	/* then one try in this many */
 
 /*
  * Timer expiries are judged only after the packets already received: an
@@ -72,10 +85,12 @@ static bool sib_qp_round(struct sib_qp *qp)
 	if (test_and_clear_bit(SIB_QPF_RNR_DONE, &qp->flags))
 		qp->req.rnr_wait = false;
 	while (n < SIB_WORK_BUDGET && (skb = skb_dequeue(&qp->rxq))) {
-		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP)
+		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP) {
 			sib_comp_rcv(qp, skb);
-		else
+		} else {
+			qp->task_served |= sib_pkt(skb)->ackreq;
 			sib_resp_rcv(qp, skb);
+		}
 		n++;
 	}
 	sib_qp_timer_events(qp);
@@ -86,6 +101,73 @@ static bool sib_qp_round(struct sib_qp *qp)
 		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
 	       !skb_queue_empty(&qp->rxq) || sib_qp_state(qp) == IB_QPS_ERR;
+}
+
+/* user SQ ring: WQEs the next round's sib_sq_fetch() would take */
+static bool sib_sq_has_new(struct sib_qp *qp)
+{
+	u32 kprod = READ_ONCE(qp->sq.kprod);
+	u32 prod = READ_ONCE(qp->sq.ring.hdr->producer);
+
+	/* an impossible producer is sib_sq_fetch()'s to judge, once */
+	return prod != kprod && prod - kprod <= qp->sq.ring.num &&
+	       kprod - READ_ONCE(qp->sq.comp) < qp->sq.num &&
+	       sib_qp_state(qp) != IB_QPS_RESET;
+}
+
+static bool sib_sq_user(struct sib_qp *qp)
+{
+	return qp->is_user && qp->sq.ring.hdr;
+}
+
+/*
+ * The runner is about to stop: from now on the provider rings the
+ * doorbell. True when WQEs were posted without one meanwhile.
+ */
+static bool sib_sq_recheck(struct sib_qp *qp)
+{
+	if (!sib_sq_user(qp))
+		return false;
+	WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 1);
+	/* pairs with the provider's barrier between producer and kernel_idle */
+	smp_mb();
+	if (!sib_sq_has_new(qp))
+		return false;
+	WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
+	return true;
+}
+
+/*
+ * A nested runner that answered a request of its loopback peer waits a
+ * little for the reply WQE; true when one came. Context: task, no locks.
+ */
+static bool sib_qp_linger(struct sib_qp *qp)
+{
+	u64 end;
+
+	if (!qp->task_served || !qp->task_nested || !sib_sq_user(qp))
+		return false;
+	qp->task_served = false;
+	/* only when the requester side is idle: nothing outstanding */
+	if (READ_ONCE(qp->sq.comp) != READ_ONCE(qp->sq.kprod) ||
+	    sib_qp_state(qp) != IB_QPS_RTS)
+		return false;
+	if (qp->linger_misses >= SIB_LINGER_MISSES &&
+	    ++qp->linger_skips % SIB_LINGER_REPROBE)
+		return false;
+	end = local_clock() + SIB_LINGER_NS;
+	do {
+		if (sib_sq_has_new(qp)) {
+			qp->linger_misses = 0;
+			sib_counter_inc(qp->dev, SIB_CNT_SQ_LINGER_HITS);
+			return true;
+		}
+		cpu_relax();
+	} while (local_clock() < end && !need_resched());
+	if (qp->linger_misses < U8_MAX)
+		qp->linger_misses++;
+	sib_counter_inc(qp->dev, SIB_CNT_SQ_LINGER_MISSES);
+	return false;
 }
 
 /* become the runner, or mark the running one pending; true: we run */
@@ -99,6 +181,9 @@ static bool sib_task_enter(struct sib_qp *qp)
 	if (run) {
 		qp->task_running = true;
 		qp->task_pending = false;
+		/* posts need no doorbell until sib_sq_recheck() */
+		if (sib_sq_user(qp))
+			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
 	} else {
 		qp->task_pending = true;
 	}
@@ -115,6 +200,8 @@ static bool sib_task_done(struct sib_qp *qp, bool more, bool last)
 	spin_lock_irqsave(&qp->task_lock, flags);
 	more |= qp->task_pending;
 	qp->task_pending = false;
+	if (!more)
+		more = sib_sq_recheck(qp);
 	stop = !more || last;
 	if (stop)
 		qp->task_running = false;
@@ -131,10 +218,16 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 	if (!sib_task_enter(qp))
 		return;
 	qp->task_nested = nested;
+	qp->task_served = false;
 	for (i = 1; ; i++) {
+		bool more;
+
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
-		if (sib_task_done(qp, sib_qp_round(qp), i >= max))
+		more = sib_qp_round(qp);
+		if (!more)
+			more = sib_qp_linger(qp);
+		if (sib_task_done(qp, more, i >= max))
 			break;
 		cond_resched();
 	}
