@@ -11,6 +11,7 @@
 #include "softib.h"
 #include "device.h"
 #include "icrc.h"
+#include "mr.h"
 #include "net.h"
 #include "netlink.h"
 
@@ -74,6 +75,7 @@ static int __init sib_init(void)
 	int err;
 
 	sib_icrc_init();
+	sib_copy_init();
 	sib_wq = alloc_workqueue("softib", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!sib_wq) {
 		err = -ENOMEM;

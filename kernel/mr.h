@@ -9,6 +9,7 @@
 /* page list entries of one fast-registration MR */
 #define SIB_MAX_FR_PAGES	(1U << 16)
 
+void sib_copy_init(void);
 struct ib_mr *sib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
