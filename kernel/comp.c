@@ -43,8 +43,7 @@ static bool sib_comp_needs_resp(const struct sib_swqe *sw)
 
 static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 {
-	if (sw->counted_rd && qp->req.rd_inflight)
-		qp->req.rd_inflight--;
+	qp->req.rd_inflight -= min_t(u32, sw->counted_rd, qp->req.rd_inflight);
 	sw->counted_rd = 0;
 	sib_qp_send_cqe(qp, sw, status);
 	qp->comp.acked_psn = sw->last_psn;
@@ -262,14 +261,19 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
 			 u32 paylen)
 {
 	/*
-	 * A resumed READ (see sib_comp_restart()) is answered by a new
-	 * response stream starting with FIRST or ONLY; a late packet of the
-	 * old stream (MIDDLE or LAST) carries the same bytes and is fine too.
+	 * Each READ request is answered by its own stream, FIRST to LAST: one
+	 * per chunk (see sib_req_read()), so chunk borders are fixed per WQE.
+	 * A resumed READ (see sib_comp_restart()) is answered by a new stream
+	 * starting with FIRST or ONLY; a late packet of the old stream
+	 * (MIDDLE or LAST) carries the same bytes and is fine too.
 	 */
-	bool must_first = sw->read_pkts == 0;
-	bool may_first = must_first || sw->read_pkts == qp->comp.rd_resume;
-	bool last = sw->read_pkts + 1 == sw->npkts;
-	u64 off = (u64)sw->read_pkts * qp->mtu;
+	u32 idx = sw->read_pkts;
+	bool must_first = idx == 0 ||
+			  sib_read_chunk_end(sw, idx - 1) == idx;
+	bool may_first = must_first || idx == qp->comp.rd_resume;
+	bool last = sib_read_chunk_end(sw, idx) == idx + 1 ||
+		    idx + 1 == sw->npkts;
+	u64 off = (u64)idx * qp->mtu;
 
 	switch (opcode) {
 	case SIB_OP_RC_READ_RESP_ONLY:
@@ -289,7 +293,7 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
 			return false;
 		break;
 	}
-	if (last)
+	if (idx + 1 == sw->npkts)
 		return off + paylen == sw->total_len;
 	return paylen == qp->mtu;
 }
@@ -369,9 +373,18 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	sw->read_pkts++;
 	qp->comp.retry_left = qp->retry_cnt;
+	/* the response acknowledges its request packet's share of the window */
+	qp->comp.acked_psn = pkt->psn;
 	sib_win_acked(qp, pkt->psn, 1);
-	if (sw->read_pkts == sw->npkts)
+	if (sw->read_pkts == sw->npkts) {
 		sib_comp_done(qp, sw, IB_WC_SUCCESS);
+	} else if (sib_read_chunk_end(sw, sw->read_pkts - 1) == sw->read_pkts &&
+		   sw->counted_rd) {
+		/* a chunk's request is answered: it no longer counts for ORD */
+		sw->counted_rd--;
+		if (qp->req.rd_inflight)
+			qp->req.rd_inflight--;
+	}
 	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
 }
 

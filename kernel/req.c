@@ -234,41 +234,55 @@ static void sib_req_xrceth(struct sk_buff *skb, const struct sib_swqe *sw,
 }
 
 /*
- * Send the READ request of @sw, or, when qp->req.off is not 0, a new
- * request for the part not yet answered: its PSN is that of the first
- * missing response, its RETH names the rest of the data (IBTA 9.7.5.1.4
- * lets the requester resume a READ at a missing response).
+ * Send one READ request of @sw: for the chunk of responses that starts at
+ * packet qp->req.off / mtu and ends at the next multiple of sw->rd_chunk
+ * (or the end of the message). A READ larger than its chunk is asked for
+ * in several requests, each one sent when the send window has room, so
+ * the responses in flight stay bounded by the window as request packets
+ * are: after a lost response only the rest of one chunk is wasted, not
+ * the rest of the message. Each request counts against max_rd_atomic.
+ * After a gap qp->req.off points at the first missing response: the new
+ * request resumes there (IBTA 9.7.5.1.4 lets the requester ask again
+ * for the part not yet answered; its PSN is that of the first missing
+ * response, its RETH names the rest of the chunk).
  */
 static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 {
 	u8 opcode = SIB_OP_RC_READ_REQ | sib_req_transport(qp);
 	const struct sib_opcode_info *info = sib_opcode(opcode);
-	u32 done = qp->req.off / qp->mtu, off = done * qp->mtu;
+	u32 done = qp->req.off / qp->mtu, end, off, len;
 	struct sk_buff *skb;
 	struct sib_reth *reth;
 	struct sib_bth *bth;
 	u8 pad;
 
 	if (done >= sw->npkts)
-		done = off = 0;
+		done = 0;
+	end = min(sib_read_chunk_end(sw, done), sw->npkts);
+	off = done * qp->mtu;
+	len = (u32)min_t(u64, (u64)end * qp->mtu, sw->total_len) - off;
 	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
 	sib_bth_set(bth, opcode, false, 0, sib_qp_pkey(qp),
-		    qp->dest_qpn, true, qp->req.psn);
+		    qp->dest_qpn, true, sib_psn_add(sw->first_psn, done));
 	sib_req_xrceth(skb, sw, info);
 	reth = (struct sib_reth *)(skb->data + info->off_reth);
 	reth->va = cpu_to_be64(sw->wqe.wr.rdma.remote_addr + off);
 	reth->rkey = cpu_to_be32(sw->wqe.wr.rdma.rkey);
-	reth->dma_len = cpu_to_be32(sw->total_len - off);
-	sib_win_sent(qp, qp->req.psn, true);
-	sib_win_span_sent(qp, sw->last_psn);
-	qp->req.psn = sib_psn_add(qp->req.psn, sw->npkts - done);
+	reth->dma_len = cpu_to_be32(len);
+	sib_win_sent(qp, sib_psn_add(sw->first_psn, done), true);
+	sib_win_span_sent(qp, sib_psn_add(sw->first_psn, end - 1));
+	qp->req.psn = sib_psn_add(sw->first_psn, end);
 	qp->req.rd_inflight++;
-	sw->counted_rd = 1;
+	sw->counted_rd++;
 	qp->req.since_ackreq = 0;
-	qp->req.off = 0;
-	qp->sq.req++;
+	if (end < sw->npkts) {
+		qp->req.off = end * qp->mtu;
+	} else {
+		qp->req.off = 0;
+		qp->sq.req++;
+	}
 	sib_pkt_xmit(qp, &qp->av, skb);
 	sib_timer_retrans_arm(qp);
 	return SIB_REQ_SENT;
@@ -378,18 +392,24 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	struct sib_bth *bth;
 	u8 opcode, pad;
 
-	/* resuming the oldest READ after a gap: one packet, never blocked */
-	if (!first && sw->wqe.opcode == IB_WR_RDMA_READ)
-		return sib_req_read(qp, sw);
 	if (!sib_win_may_send(qp, inflight))
 		return SIB_REQ_IDLE;
+	/* the next chunk of a READ, or the rest of one after a gap */
+	if (!first && sw->wqe.opcode == IB_WR_RDMA_READ) {
+		if (qp->req.rd_inflight >= max_t(u32, qp->max_rd_atomic, 1))
+			return SIB_REQ_IDLE;
+		return sib_req_read(qp, sw);
+	}
 	if (first) {
 		if (sib_req_is_local(sw))
 			return sib_req_local(qp, sw);
 		if (!sib_req_may_start(qp, sw))
 			return SIB_REQ_IDLE;
-		if ((s32)(qp->sq.req + 1 - qp->req.sq_hi) > 0)
+		if ((s32)(qp->sq.req + 1 - qp->req.sq_hi) > 0) {
 			qp->req.sq_hi = qp->sq.req + 1;
+			/* kept when resent: responses of both match it */
+			sw->rd_chunk = sib_win_read_chunk(qp);
+		}
 		sw->first_psn = qp->req.psn;
 		sw->npkts = max_t(u32, DIV_ROUND_UP(sw->total_len, mtu), 1);
 		sw->last_psn = sib_psn_add(sw->first_psn, sw->npkts - 1);

@@ -186,13 +186,26 @@ struct sib_swqe {
 	u32 npkts;
 	u32 read_pkts;			/* RDMA READ: responses received */
 	u8 status;			/* IB_WC_SUCCESS unless set at fetch */
-	u8 counted_rd;
+	u8 counted_rd;			/* READ requests / atomics it has out */
 	u16 pkey_index;			/* GSI: the WR's P_Key index */
+	u16 rd_chunk;			/* RDMA READ: responses per request */
 	union {
 		struct sib_sge sge[0];
 		u8 inline_data[0];
 	};
 };
+
+/*
+ * RDMA READ in chunks (req.c): one past the last response of the chunk
+ * that holds response @idx. Each chunk is answered as its own response
+ * stream, FIRST to LAST.
+ */
+static inline u32 sib_read_chunk_end(const struct sib_swqe *sw, u32 idx)
+{
+	if (!sw->rd_chunk)
+		return sw->npkts;
+	return (idx / sw->rd_chunk + 1) * sw->rd_chunk;
+}
 
 struct sib_sq {
 	spinlock_t lock;		/* posting side */

@@ -31,6 +31,7 @@
  * decide what an expiry means.
  */
 #include <linux/ktime.h>
+#include <linux/log2.h>
 
 #include "timers.h"
 #include "psn.h"
@@ -326,6 +327,21 @@ u32 sib_rnr_timer_usecs(u8 code)
 bool sib_win_may_send(struct sib_qp *qp, u32 inflight)
 {
 	return inflight < sib_win(qp)->cwnd;
+}
+
+/**
+ * sib_win_read_chunk() - responses to ask for per RDMA READ request
+ * @qp: RC QP
+ *
+ * The send window rounded down to a power of two, within
+ * SIB_READ_CHUNK_MIN..SIB_READ_CHUNK_MAX: READ responses in flight are
+ * then bounded like request packets. Context: the QP's work.
+ * Return: packets.
+ */
+u16 sib_win_read_chunk(struct sib_qp *qp)
+{
+	return clamp_t(u32, rounddown_pow_of_two(sib_win(qp)->cwnd),
+		       SIB_READ_CHUNK_MIN, SIB_READ_CHUNK_MAX);
 }
 
 /**

@@ -18,6 +18,7 @@ unsigned int sib_timer_ack_timeout_ms(struct sib_qp *qp);
 
 bool sib_win_may_send(struct sib_qp *qp, u32 inflight);
 u32 sib_win_ackreq_every(struct sib_qp *qp);
+u16 sib_win_read_chunk(struct sib_qp *qp);
 void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq);
 void sib_win_span_sent(struct sib_qp *qp, u32 last);
 u32 sib_win_next_psn(struct sib_qp *qp);

@@ -297,6 +297,33 @@ static void sib_timers_test_ack_timeout_rtt_floor(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/*
+ * READs are asked for in chunks of the send window (a power of two in
+ * 8..256 responses), fixed per WQE; chunk borders fall on multiples.
+ */
+static void sib_timers_test_read_chunks(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+	struct sib_swqe sw = { .npkts = 100 };
+
+	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), 64);	/* initial */
+	qp->req.win.cwnd = 100;
+	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), 64);
+	qp->req.win.cwnd = 512;
+	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), SIB_READ_CHUNK_MAX);
+	qp->req.win.max_psn = 0;
+	sib_win_loss(qp, true);					/* cwnd 2 */
+	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), SIB_READ_CHUNK_MIN);
+	sw.rd_chunk = 32;
+	KUNIT_EXPECT_EQ(test, sib_read_chunk_end(&sw, 0), 32U);
+	KUNIT_EXPECT_EQ(test, sib_read_chunk_end(&sw, 31), 32U);
+	KUNIT_EXPECT_EQ(test, sib_read_chunk_end(&sw, 32), 64U);
+	KUNIT_EXPECT_EQ(test, sib_read_chunk_end(&sw, 99), 128U); /* caller caps */
+	sw.rd_chunk = 0;					/* not chunked */
+	KUNIT_EXPECT_EQ(test, sib_read_chunk_end(&sw, 5), 100U);
+	sib_tt_done(qp);
+}
+
 /* the send window: starts at 64, halves once per window, 2 after a timeout */
 static void sib_timers_test_window_loss(struct kunit *test)
 {
@@ -356,6 +383,7 @@ static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_progress_restart_and_stop),
 	KUNIT_CASE(sib_timers_test_expiry_stale_after_progress),
 	KUNIT_CASE(sib_timers_test_ack_timeout_rtt_floor),
+	KUNIT_CASE(sib_timers_test_read_chunks),
 	{}
 };
 
