@@ -19,7 +19,9 @@
  * the oldest unacknowledged packet at once instead of waiting for the
  * much longer local ACK timeout: this recovers a lost last packet of a
  * burst, or a lost retransmission after a sequence NAK (the responder
- * NAKs a gap only once). It never touches retry_cnt.
+ * NAKs a gap only once). Backed off, it still fires at half the local
+ * ACK timer's period, so every retry has a second chance. It never
+ * touches retry_cnt.
  * Send window: packets in flight are bounded by cwnd, halved (at most
  * once per window of data) on a sequence NAK, a probe or a timeout and
  * grown by the ACKed packets (doubling per RTT up to ssthresh, then one
@@ -188,10 +190,15 @@ static void sib_probe_arm(struct sib_qp *qp, bool restart)
 			 test_bit(SIB_QPF_PROBE, &qp->flags)))
 		return;
 	ns = sib_probe_ns(qp);
-	/* the IBTA timer decides beyond its own period */
-	if (qp->timeout && ns >= max(sib_ack_timeout_ns(qp),
-				     sib_ack_timeout_rtt_ns(qp)))
-		return;
+	/*
+	 * Within the IBTA timer's period: at least one probe between two
+	 * expiries, so that one lost resend (or its ACK) does not cost a
+	 * retry; on a lossy path a retry each of which has only one chance
+	 * would run out of retry_cnt too often.
+	 */
+	if (qp->timeout)
+		ns = min(ns, max(sib_ack_timeout_ns(qp),
+				 sib_ack_timeout_rtt_ns(qp)) / 2);
 	hrtimer_start(&qp->probe_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 

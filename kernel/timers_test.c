@@ -324,6 +324,21 @@ static void sib_timers_test_read_chunks(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/* a backed-off probe still fires at half the local ACK timer's period */
+static void sib_timers_test_probe_within_ack_timeout(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);	/* 4 x 67.1 ms */
+	s64 left;
+
+	qp->req.win.probes = 9;
+	sib_timer_probe_rearm(qp);			/* 2 ms << 10 */
+	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
+	left = ktime_to_ns(hrtimer_get_remaining(&qp->probe_timer));
+	KUNIT_EXPECT_LE(test, left, 2LL * 67108864);
+	KUNIT_EXPECT_GT(test, left, 2LL * 67108864 - 50LL * NSEC_PER_MSEC);
+	sib_tt_done(qp);
+}
+
 /* the send window: starts at 64, halves once per window, 2 after a timeout */
 static void sib_timers_test_window_loss(struct kunit *test)
 {
@@ -384,6 +399,7 @@ static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_expiry_stale_after_progress),
 	KUNIT_CASE(sib_timers_test_ack_timeout_rtt_floor),
 	KUNIT_CASE(sib_timers_test_read_chunks),
+	KUNIT_CASE(sib_timers_test_probe_within_ack_timeout),
 	{}
 };
 
