@@ -373,8 +373,6 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	sw->read_pkts++;
 	qp->comp.retry_left = qp->retry_cnt;
-	/* the response acknowledges its request packet's share of the window */
-	qp->comp.acked_psn = pkt->psn;
 	sib_win_acked(qp, pkt->psn, 1);
 	if (sw->read_pkts == sw->npkts) {
 		sib_comp_done(qp, sw, IB_WC_SUCCESS);

@@ -372,12 +372,22 @@ static enum sib_req_step sib_req_local(struct sib_qp *qp, struct sib_swqe *sw)
 	return SIB_REQ_SENT;
 }
 
-/* request packets sent and not acknowledged yet */
+/*
+ * Request packets sent and not acknowledged yet; the responses a READ at
+ * the head received count as acknowledged (they free the window for its
+ * next chunk).
+ */
 static u32 sib_req_inflight(struct sib_qp *qp)
 {
+	u32 acked = qp->comp.acked_psn;
+	struct sib_swqe *head;
+
 	if (qp->sq.comp == qp->sq.req && !qp->req.off)
 		return 0;
-	return sib_psn_diff(qp->req.psn, sib_psn_add(qp->comp.acked_psn, 1));
+	head = sib_swqe_at(qp, qp->sq.comp);
+	if (head->wqe.opcode == IB_WR_RDMA_READ && head->read_pkts)
+		acked = sib_psn_add(head->first_psn, head->read_pkts - 1);
+	return sib_psn_diff(qp->req.psn, sib_psn_add(acked, 1));
 }
 
 static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
@@ -409,14 +419,24 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 			qp->req.sq_hi = qp->sq.req + 1;
 			/* kept when resent: responses of both match it */
 			sw->rd_chunk = sib_win_read_chunk(qp);
+			sw->read_pkts = 0;
+			sw->counted_rd = 0;
 		}
 		sw->first_psn = qp->req.psn;
 		sw->npkts = max_t(u32, DIV_ROUND_UP(sw->total_len, mtu), 1);
 		sw->last_psn = sib_psn_add(sw->first_psn, sw->npkts - 1);
-		sw->read_pkts = 0;
-		sw->counted_rd = 0;
-		if (sw->wqe.opcode == IB_WR_RDMA_READ)
+		if (sw->wqe.opcode == IB_WR_RDMA_READ) {
+			/*
+			 * Sent again from its start after a go-back, a READ
+			 * at the head may have its first responses already:
+			 * ask only for the rest.
+			 */
+			if (sw->read_pkts && sw->read_pkts < sw->npkts) {
+				qp->req.off = sw->read_pkts * mtu;
+				qp->comp.rd_resume = sw->read_pkts;
+			}
 			return sib_req_read(qp, sw);
+		}
 		if (sib_req_is_atomic(sw))
 			return sib_req_atomic(qp, sw);
 	}

@@ -7,7 +7,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/faults.sh [--results FILE] [--seed N] [--only NAME] [--quick] [--big]
+Usage: tests/vm/faults.sh [--results FILE] [--seed N] [--only NAME[,NAME...]] [--quick] [--big]
 
 Cases (netem on both veths unless noted; sib-load, mixed WRITE/READ/SEND(+imm)/atomics, path
 MTU 4096, both directions):
@@ -140,7 +140,8 @@ run() {
 	if [[ -z $why ]]; then result "faults_$name" ok "$detail"
 	else why=${why# }; result "faults_$name" FAIL "${why%;}; $detail"; fi
 }
-want() { [[ -z $ONLY || $ONLY == "$1" ]] && { ((!QUICK)) || [[ " clean loss5 corrupt " == *" $1 "* ]]; }; }
+# --only takes one name or a comma-separated list
+want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]] && { ((!QUICK)) || [[ " clean loss5 corrupt " == *" $1 "* ]]; }; }
 
 setup
 MIX=(-q 4 -M 1M -o 4)
@@ -165,7 +166,7 @@ want peer_gone && { netem AB; run peer_gone --expect retry-exceeded --need retry
 	--during 'sleep 4; tc -n A qdisc add dev vethA root netem loss 100%; tc -n B qdisc add dev vethB root netem loss 100%' \
 	-- -q 2 -M 64K -t 20 --ack-timeout 12 --retry-cnt 2; }
 # 256 MiB at 20% loss: only with --only big20 or --big (1.5-3 min under TCG on the stock kernel)
-if [[ $ONLY == big20 ]] || ((BIG)); then
+if [[ ",$ONLY," == *,big20,* ]] || ((BIG)); then
 	netem AB loss 20%; TMO=$((TMO > 600 ? TMO : 600)) run big20 -- -q 4 -M 4M -o 4 -b 256M
 fi
 netem AB
