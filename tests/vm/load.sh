@@ -5,7 +5,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/load.sh [--dev DEV] [--results FILE] [--seed N] [--quick] [--only NAME]
+Usage: tests/vm/load.sh [--dev DEV] [--results FILE] [--seed N] [--quick] [--short] [--only NAME]
 
 Runs sib-load in these configurations (all RC, both directions, all ops the device has):
   small     -q 1, sizes 0..4 KiB, depth 8, 2000 ops per QP
@@ -16,7 +16,8 @@ Runs sib-load in these configurations (all RC, both directions, all ops the devi
   rnr_wait_write_imm   the same with RDMA WRITEs with immediate
   rnr_exceeded    receives 3 s late, rnr_retry 1, one way: must end with IBV_WC_RNR_RETRY_EXC_ERR
   retry_exceeded  peer QPs moved to ERROR after 1 s: must end with IBV_WC_RETRY_EXC_ERR
---quick runs only small and sge.  Each gets "RESULT load_<name> ok|FAIL <detail>" (also
+--quick runs only small and sge; --short runs every case with a quarter of the ops or bytes
+(small 500, sge 100, big 10 ops per QP, total64m only 16 MiB: the debug kernel).  Each gets "RESULT load_<name> ok|FAIL <detail>" (also
 appended to FILE with --results): ok when sib-load exits 0 and its summary reports 0
 mismatches, 0 lost, 0 duplicated, 0 unknown and 0 wrong completions and no error status (the
 fault cases: exactly the expected status besides flush errors).
@@ -24,7 +25,7 @@ fault cases: exactly the expected status besides flush errors).
 Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 RESULTS=/dev/null SEED="" QUICK=0 ONLY="" TMO=${LOAD_TIMEOUT:-600}
+DEV=sib0 RESULTS=/dev/null SEED="" QUICK=0 SHORT=0 ONLY="" TMO=${LOAD_TIMEOUT:-600}
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -32,6 +33,7 @@ while (($#)); do
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--seed) SEED=${2:?}; shift 2 ;;
 	--quick) QUICK=1; shift ;;
+	--short) SHORT=1; shift ;;
 	--only) ONLY=${2:?}; shift 2 ;;
 	*) echo "load.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -94,10 +96,13 @@ expect_name() { # the IBV_WC_* name sib-load prints for an --expect-status alias
 	esac
 }
 
-run small -q 1 -M 4K -o 8 -n 2000
-run sge -q 2 -M 64K -o 6 -n 400 --signal-every 3
-run big -q 4 -M 4M -o 4 -n 40
-run total64m -q 4 -M 1M -o 4 -b 64M
+# --short (the debug kernel, ~20x slower): the same shapes with a quarter of the ops/bytes
+N_SMALL=2000 N_SGE=400 N_BIG=40 B_TOTAL=64M
+((SHORT)) && N_SMALL=500 N_SGE=100 N_BIG=10 B_TOTAL=16M
+run small -q 1 -M 4K -o 8 -n $N_SMALL
+run sge -q 2 -M 64K -o 6 -n $N_SGE --signal-every 3
+run big -q 4 -M 4M -o 4 -n $N_BIG
+run total64m -q 4 -M 1M -o 4 -b $B_TOTAL
 # RNR: receives posted 1 s late; infinite rnr_retry must deliver everything once
 run rnr_wait -q 1 -M 4K -n 100 --ops-mix send,send_imm --recv-delay 1
 run rnr_wait_write_imm -q 1 -M 4K -n 100 --ops-mix write_imm --recv-delay 1
