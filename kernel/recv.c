@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softib: the receive path. UDP -> BTH -> opcode table -> P_Key -> ICRC
+ * softib: the receive path. UDP -> ICRC -> BTH -> opcode table -> P_Key
  * -> QP -> the QP's receive queue, where its work picks the packet up.
  * Everything read from the wire is checked here before any engine sees
  * it; a bad packet is dropped and counted. Also the transmit entry of the
@@ -154,6 +154,20 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (skb->len < SIB_BTH_LEN + SIB_ICRC_LEN ||
 	    !pskb_may_pull(skb, SIB_BTH_LEN))
 		goto bad_hdr;
+	/*
+	 * The ICRC first: it covers every header field judged below, so a
+	 * packet damaged on the wire is counted as such and not as a bad
+	 * header or a P_Key violation (which would raise false alarms).
+	 */
+	if (!loopback) {
+		icrc = skb_header_pointer(skb, skb->len - SIB_ICRC_LEN,
+					  SIB_ICRC_LEN, &icrc_buf);
+		if (!icrc || sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
+		    le32_to_cpu(*icrc)) {
+			sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
+			goto drop;
+		}
+	}
 	bth = (struct sib_bth *)skb->data;
 	info = sib_opcode(bth->opcode);
 	pad = sib_bth_pad(bth);
@@ -187,15 +201,6 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (!sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
-	}
-	if (!loopback) {
-		icrc = skb_header_pointer(skb, skb->len - SIB_ICRC_LEN,
-					  SIB_ICRC_LEN, &icrc_buf);
-		if (!icrc || sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
-		    le32_to_cpu(*icrc)) {
-			sib_counter_inc(dev, SIB_CNT_DROP_ICRC);
-			goto drop;
-		}
 	}
 	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, pkt->paylen);
 	if (pkt->qpn == IB_MULTICAST_QPN) {
