@@ -171,20 +171,17 @@ static int sib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
+/* the port's fixed facts: RoCEv2 only, table sizes as sib_query_port() gives */
 static int sib_get_port_immutable(struct ib_device *ibdev, u32 port,
 				  struct ib_port_immutable *imm)
 {
-	struct ib_port_attr attr;
-	int err;
-
-	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	err = ib_query_port(ibdev, port, &attr);
-	if (err)
-		return err;
-	imm->pkey_tbl_len = attr.pkey_tbl_len;
-	imm->gid_tbl_len = attr.gid_tbl_len;
-	imm->max_mad_size = IB_MGMT_MAD_SIZE;
-	return 0;
+	*imm = (struct ib_port_immutable) {
+		.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
+		.gid_tbl_len = SIB_GID_TBL_LEN,
+		.pkey_tbl_len = SIB_MAX_PKEYS,
+		.max_mad_size = IB_MGMT_MAD_SIZE,
+	};
+	return port == 1 ? 0 : -EINVAL;
 }
 
 static enum rdma_link_layer sib_get_link_layer(struct ib_device *ibdev,
@@ -256,79 +253,76 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	sib_pkey_port_destroy(&dev->pkey);
 }
 
+/* INIT_RDMA_OBJ_SIZE for the core object ib_<kind> inside @ours */
+#define SIB_OBJ_SIZE(kind, ours, member) \
+	INIT_RDMA_OBJ_SIZE(ib_##kind, ours, member)
+
+/* .name = sib_name: a verb whose function carries the verb's own name */
+#define SIB_VERB(name) .name = sib_##name
+
 static const struct ib_device_ops sib_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = (enum rdma_driver_id)SIB_DRIVER_ID,
 	.uverbs_abi_ver = SIB_UVERBS_ABI_VERSION,
-
-	/* device, port and context */
-	.query_device = sib_query_device,
-	.query_port = sib_query_port,
-	.query_pkey = sib_query_pkey,
-	.get_port_immutable = sib_get_port_immutable,
-	.get_link_layer = sib_get_link_layer,
-	.get_dev_fw_str = sib_get_dev_fw_str,
-	.alloc_hw_port_stats = sib_alloc_hw_port_stats,
-	.get_hw_stats = sib_get_hw_stats,
-	.alloc_ucontext = sib_alloc_ucontext,
-	.dealloc_ucontext = sib_dealloc_ucontext,
-	.disassociate_ucontext = sib_disassociate_ucontext,
-	.mmap = sib_mmap,
-	.mmap_free = sib_mmap_free,
-	.dealloc_driver = sib_dealloc_driver,
-
-	/* protection domains, address handles, memory */
-	.alloc_pd = sib_alloc_pd,
-	.dealloc_pd = sib_dealloc_pd,
-	.create_ah = sib_create_ah,
+	/* verbs, sorted by name */
+	SIB_VERB(alloc_hw_port_stats),
+	SIB_VERB(alloc_mr),
+	SIB_VERB(alloc_mw),
+	SIB_VERB(alloc_pd),
+	SIB_VERB(alloc_ucontext),
+	SIB_VERB(alloc_xrcd),
+	SIB_VERB(attach_mcast),
+	SIB_VERB(create_ah),
+	SIB_VERB(create_cq),
+	SIB_VERB(create_qp),
+	SIB_VERB(create_srq),
 	.create_user_ah = sib_create_ah,
-	.query_ah = sib_query_ah,
-	.destroy_ah = sib_destroy_ah,
-	.get_dma_mr = sib_get_dma_mr,
-	.reg_user_mr = sib_reg_user_mr,
-	.rereg_user_mr = sib_rereg_user_mr,
-	.dereg_mr = sib_dereg_mr,
-	.alloc_mr = sib_alloc_mr,
-	.map_mr_sg = sib_map_mr_sg,
-	.alloc_mw = sib_alloc_mw,
-	.dealloc_mw = sib_dealloc_mw,
-
-	/* completion queues */
-	.create_cq = sib_create_cq,
-	.resize_cq = sib_resize_cq,
-	.poll_cq = sib_poll_cq,
-	.req_notify_cq = sib_req_notify_cq,
-	.destroy_cq = sib_destroy_cq,
-
-	/* shared receive queues, XRC domains */
-	.create_srq = sib_create_srq,
-	.modify_srq = sib_modify_srq,
-	.query_srq = sib_query_srq,
-	.post_srq_recv = sib_post_srq_recv,
-	.destroy_srq = sib_destroy_srq,
-	.alloc_xrcd = sib_alloc_xrcd,
-	.dealloc_xrcd = sib_dealloc_xrcd,
-
-	/* queue pairs */
-	.create_qp = sib_create_qp,
-	.modify_qp = sib_modify_qp,
-	.query_qp = sib_query_qp,
-	.post_send = sib_post_send,
-	.post_recv = sib_post_recv,
-	.destroy_qp = sib_destroy_qp,
-	.fill_res_qp_entry = sib_fill_res_qp_entry,
-	.attach_mcast = sib_attach_mcast,
-	.detach_mcast = sib_detach_mcast,
-
-	/* object sizes for the core's allocators */
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, sib_ucontext, ibuc),
-	INIT_RDMA_OBJ_SIZE(ib_pd, sib_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_ah, sib_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, sib_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_qp, sib_qp, ibqp),
-	INIT_RDMA_OBJ_SIZE(ib_srq, sib_srq, ibsrq),
-	INIT_RDMA_OBJ_SIZE(ib_xrcd, sib_xrcd, ibxrcd),
-	INIT_RDMA_OBJ_SIZE(ib_mw, sib_mw, ibmw),
+	SIB_VERB(dealloc_driver),
+	SIB_VERB(dealloc_mw),
+	SIB_VERB(dealloc_pd),
+	SIB_VERB(dealloc_ucontext),
+	SIB_VERB(dealloc_xrcd),
+	SIB_VERB(dereg_mr),
+	SIB_VERB(destroy_ah),
+	SIB_VERB(destroy_cq),
+	SIB_VERB(destroy_qp),
+	SIB_VERB(destroy_srq),
+	SIB_VERB(detach_mcast),
+	SIB_VERB(disassociate_ucontext),
+	SIB_VERB(fill_res_qp_entry),
+	SIB_VERB(get_dev_fw_str),
+	SIB_VERB(get_dma_mr),
+	SIB_VERB(get_hw_stats),
+	SIB_VERB(get_link_layer),
+	SIB_VERB(get_port_immutable),
+	SIB_VERB(map_mr_sg),
+	SIB_VERB(mmap),
+	SIB_VERB(mmap_free),
+	SIB_VERB(modify_qp),
+	SIB_VERB(modify_srq),
+	SIB_VERB(poll_cq),
+	SIB_VERB(post_recv),
+	SIB_VERB(post_send),
+	SIB_VERB(post_srq_recv),
+	SIB_VERB(query_ah),
+	SIB_VERB(query_device),
+	SIB_VERB(query_pkey),
+	SIB_VERB(query_port),
+	SIB_VERB(query_qp),
+	SIB_VERB(query_srq),
+	SIB_VERB(reg_user_mr),
+	SIB_VERB(req_notify_cq),
+	SIB_VERB(rereg_user_mr),
+	SIB_VERB(resize_cq),
+	/* how large our object around each core object is */
+	SIB_OBJ_SIZE(ucontext, sib_ucontext, ibuc),
+	SIB_OBJ_SIZE(pd, sib_pd, ibpd),
+	SIB_OBJ_SIZE(ah, sib_ah, ibah),
+	SIB_OBJ_SIZE(cq, sib_cq, ibcq),
+	SIB_OBJ_SIZE(qp, sib_qp, ibqp),
+	SIB_OBJ_SIZE(srq, sib_srq, ibsrq),
+	SIB_OBJ_SIZE(xrcd, sib_xrcd, ibxrcd),
+	SIB_OBJ_SIZE(mw, sib_mw, ibmw),
 };
 
 /*

@@ -160,32 +160,21 @@ static int sib_nl_pkey_del(struct sk_buff *skb, struct genl_info *info)
 	return sib_nl_pkey_change(info, true);
 }
 
+/* one small op per command: the handler, and whether it needs CAP_NET_ADMIN */
+#define SIB_NL_OP(command, handler, admin) \
+	{ .cmd = (command), .doit = (handler), .flags = (admin) ? GENL_ADMIN_PERM : 0 }
+
 static const struct genl_small_ops sib_nl_ops[] = {
-	{
-		.cmd = SIB_NL_CMD_PKEY_GET,
-		.doit = sib_nl_pkey_get,
-	},
-	{
-		.cmd = SIB_NL_CMD_PKEY_SET,
-		.doit = sib_nl_pkey_set,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = SIB_NL_CMD_PKEY_DEL,
-		.doit = sib_nl_pkey_del,
-		.flags = GENL_ADMIN_PERM,
-	},
+	SIB_NL_OP(SIB_NL_CMD_PKEY_GET, sib_nl_pkey_get, false),
+	SIB_NL_OP(SIB_NL_CMD_PKEY_SET, sib_nl_pkey_set, true),
+	SIB_NL_OP(SIB_NL_CMD_PKEY_DEL, sib_nl_pkey_del, true),
 };
 
 static struct genl_family sib_nl_family __ro_after_init = {
-	.name = SIB_NL_FAMILY_NAME,
-	.version = SIB_NL_FAMILY_VERSION,
-	.maxattr = SIB_NL_ATTR_MAX,
-	.policy = sib_nl_policy,
-	.netnsok = true,
-	.module = THIS_MODULE,
-	.small_ops = sib_nl_ops,
-	.n_small_ops = ARRAY_SIZE(sib_nl_ops),
+	.module = THIS_MODULE, .name = SIB_NL_FAMILY_NAME,
+	.version = SIB_NL_FAMILY_VERSION, .netnsok = true,
+	.small_ops = sib_nl_ops, .n_small_ops = ARRAY_SIZE(sib_nl_ops),
+	.policy = sib_nl_policy, .maxattr = SIB_NL_ATTR_MAX,
 };
 
 /**

@@ -425,45 +425,24 @@ static inline struct sib_pkt *sib_pkt(struct sk_buff *skb)
 	return (struct sib_pkt *)skb->cb;
 }
 
-static inline struct sib_dev *to_sib_dev(struct ib_device *ibdev)
-{
-	return container_of(ibdev, struct sib_dev, ibdev);
-}
+/*
+ * Downcasts from the core's verbs objects to ours, one per object kind.
+ * A NULL pointer (an optional CQ or SRQ) maps to NULL.
+ */
+#define SIB_DOWNCAST(fn, ours, theirs, member)				\
+	static inline struct ours *fn(struct theirs *obj)		\
+	{								\
+		return obj ? container_of(obj, struct ours, member) : NULL; \
+	}
 
-static inline struct sib_pd *to_sib_pd(struct ib_pd *pd)
-{
-	return container_of(pd, struct sib_pd, ibpd);
-}
-
-static inline struct sib_ah *to_sib_ah(struct ib_ah *ah)
-{
-	return container_of(ah, struct sib_ah, ibah);
-}
-
-static inline struct sib_mr *to_sib_mr(struct ib_mr *mr)
-{
-	return container_of(mr, struct sib_mr, ibmr);
-}
-
-static inline struct sib_cq *to_sib_cq(struct ib_cq *cq)
-{
-	return cq ? container_of(cq, struct sib_cq, ibcq) : NULL;
-}
-
-static inline struct sib_qp *to_sib_qp(struct ib_qp *qp)
-{
-	return container_of(qp, struct sib_qp, ibqp);
-}
-
-static inline struct sib_srq *to_sib_srq(struct ib_srq *srq)
-{
-	return srq ? container_of(srq, struct sib_srq, ibsrq) : NULL;
-}
-
-static inline struct sib_ucontext *to_sib_uc(struct ib_ucontext *uc)
-{
-	return container_of(uc, struct sib_ucontext, ibuc);
-}
+SIB_DOWNCAST(to_sib_dev, sib_dev, ib_device, ibdev)
+SIB_DOWNCAST(to_sib_uc, sib_ucontext, ib_ucontext, ibuc)
+SIB_DOWNCAST(to_sib_pd, sib_pd, ib_pd, ibpd)
+SIB_DOWNCAST(to_sib_ah, sib_ah, ib_ah, ibah)
+SIB_DOWNCAST(to_sib_mr, sib_mr, ib_mr, ibmr)
+SIB_DOWNCAST(to_sib_cq, sib_cq, ib_cq, ibcq)
+SIB_DOWNCAST(to_sib_qp, sib_qp, ib_qp, ibqp)
+SIB_DOWNCAST(to_sib_srq, sib_srq, ib_srq, ibsrq)
 
 /* the module's workqueue, created in main.c */
 extern struct workqueue_struct *sib_wq;
