@@ -243,7 +243,7 @@ int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n)
 
 	if (!p)
 		return -ENOMEM;
-	memset(p, 0, n);
+	sib_zero(p, n);
 	page = virt_to_head_page(p);
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   p - page_address(page), n);

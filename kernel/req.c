@@ -88,7 +88,7 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 		skb = sib_skb_alloc(qp->dev, hdr_len);
 		if (!skb)
 			return NULL;
-		memset(skb->data, 0, hdr_len);
+		sib_zero(skb->data, hdr_len);
 		err = sib_sgl_add_frags(qp->dev, qp->ibqp.pd, sw->sge,
 					sw->wqe.num_sge, off, skb, len);
 		if (!err)
@@ -106,8 +106,8 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 	skb = sib_skb_alloc(qp->dev, hdr_len + len + *pad + SIB_ICRC_LEN);
 	if (!skb)
 		return NULL;
-	memset(skb->data, 0, hdr_len);
-	memset(skb->data + hdr_len + len, 0, *pad + SIB_ICRC_LEN);
+	sib_zero(skb->data, hdr_len);
+	sib_zero(skb->data + hdr_len + len, *pad + SIB_ICRC_LEN);
 	err = sib_req_payload(qp, sw, off, skb->data + hdr_len, len);
 	if (err) {
 		kfree_skb(skb);
@@ -140,7 +140,7 @@ static struct sk_buff *sib_req_skb(struct sib_qp *qp, u8 opcode, u32 paylen,
 	if (!skb)
 		return NULL;
 	*bth = (struct sib_bth *)skb->data;
-	memset(skb->data + info->hdr_len + paylen, 0, *pad + SIB_ICRC_LEN);
+	sib_zero(skb->data + info->hdr_len + paylen, *pad + SIB_ICRC_LEN);
 	return skb;
 }
 

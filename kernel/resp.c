@@ -72,7 +72,7 @@ static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
 	if (!skb)
 		return;
-	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+	sib_zero(skb->data, info->hdr_len + SIB_ICRC_LEN);
 	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ACK, false, 0,
 		    sib_qp_pkey(qp), qp->dest_qpn, false, psn);
 	aeth = (struct sib_aeth *)(skb->data + info->off_aeth);
@@ -374,7 +374,7 @@ static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
 	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
 	if (!skb)
 		return;
-	memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+	sib_zero(skb->data, info->hdr_len + SIB_ICRC_LEN);
 	sib_bth_set((struct sib_bth *)skb->data, SIB_OP_RC_ATOMIC_ACK, false, 0,
 		    sib_qp_pkey(qp), qp->dest_qpn, false, psn);
 	sib_aeth_set((void *)(skb->data + info->off_aeth),
@@ -514,7 +514,7 @@ static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
 		skb = sib_skb_alloc(qp->dev, hdr_len);
 		if (!skb)
 			return NULL;
-		memset(skb->data, 0, hdr_len);
+		sib_zero(skb->data, hdr_len);
 		err = sib_mr_add_frags(mr, iova, skb, len);
 		if (!err)
 			err = sib_skb_add_trailer(skb, pad + SIB_ICRC_LEN);
@@ -531,8 +531,8 @@ static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
 	skb = sib_skb_alloc(qp->dev, hdr_len + len + pad + SIB_ICRC_LEN);
 	if (!skb)
 		return NULL;
-	memset(skb->data, 0, hdr_len);
-	memset(skb->data + hdr_len + len, 0, pad + SIB_ICRC_LEN);
+	sib_zero(skb->data, hdr_len);
+	sib_zero(skb->data + hdr_len + len, pad + SIB_ICRC_LEN);
 	err = len ? sib_mr_copy(mr, iova, skb->data + hdr_len, len, false) : 0;
 	if (err) {
 		kfree_skb(skb);
@@ -563,7 +563,7 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 	} else {
 		skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
 		if (skb)
-			memset(skb->data, 0, info->hdr_len + SIB_ICRC_LEN);
+			sib_zero(skb->data, info->hdr_len + SIB_ICRC_LEN);
 	}
 	if (!skb)
 		return true;	/* retry later */
