@@ -62,9 +62,14 @@ static int sib_xrc_to_rc(struct sk_buff *skb)
 	return 0;
 }
 
-/* Queue a checked packet on @qp's receive queue and get its work going. */
+/*
+ * Queue a checked packet on @qp's receive queue and get its work going:
+ * after the round of @sender (a loopback packet of a QP's engine that may
+ * run its peer inline), else in @qp's work.
+ */
 static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
-			  const struct sib_opcode_info *info, bool may_inline)
+			  const struct sib_opcode_info *info,
+			  struct sib_qp *sender)
 {
 	if (!sib_qp_type_ok(qp, info->flags) ||
 	    ((info->flags & SIB_OPF_XRC) && sib_xrc_to_rc(skb))) {
@@ -85,8 +90,8 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	skb_queue_tail(&qp->rxq, skb);
-	if (may_inline)
-		sib_qp_run(qp, true);
+	if (sender)
+		sib_qp_run_after(sender, qp);
 	else
 		sib_qp_poke(qp);
 }
@@ -131,16 +136,19 @@ static void sib_rcv_mcast(struct sib_dev *dev, struct sk_buff *skb)
 		if (copy) {
 			if (copy == skb)
 				skb = NULL;
-			sib_rcv_to_qp(qp, copy, info, false);
+			sib_rcv_to_qp(qp, copy, info, NULL);
 		}
 		sib_qp_put(qp);
 	}
 	kfree_skb(skb);		/* NULL when the last QP took it */
 }
 
-/* @skb->data at the BTH, network and transport headers set */
+/*
+ * @skb->data at the BTH, network and transport headers set; @sender: see
+ * sib_rcv_to_qp()
+ */
 static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
-		    bool may_inline)
+		    struct sib_qp *sender)
 {
 	const struct sib_opcode_info *info;
 	struct sib_pkt *pkt = sib_pkt(skb);
@@ -214,7 +222,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
 		goto drop;
 	}
-	sib_rcv_to_qp(qp, skb, info, may_inline);
+	sib_rcv_to_qp(qp, skb, info, sender);
 	sib_qp_put(qp);
 	return;
 
@@ -263,7 +271,7 @@ int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	skb_pull(skb, sizeof(*udp));
 	nf_reset_ct(skb);
 	skb_dst_drop(skb);
-	sib_rcv(to_sib_dev(ibdev), skb, false, false);
+	sib_rcv(to_sib_dev(ibdev), skb, false, NULL);
 	ib_device_put(ibdev);
 	return 0;
 put:
@@ -289,7 +297,7 @@ static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
 	sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
 	skb_pull(copy, skb_transport_offset(copy) + sizeof(struct udphdr));
 	copy->dev = dev->ndev;
-	sib_rcv(dev, copy, true, false);
+	sib_rcv(dev, copy, true, NULL);
 }
 
 /**
@@ -332,7 +340,7 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		hlen = skb_transport_offset(skb) + sizeof(struct udphdr);
 		skb_pull(skb, hlen);
 		skb->dev = dev->ndev;
-		sib_rcv(dev, skb, true, !qp->task_nested);
+		sib_rcv(dev, skb, true, qp->task_nested ? NULL : qp);
 		return 0;
 	}
 	err = sib_net_xmit(dev, av, skb);

@@ -388,6 +388,7 @@ struct sib_qp {
 	bool task_running;
 	bool task_pending;
 	bool task_nested;		/* running inline for another QP */
+	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
 	u8 linger_misses;		/* lingers in a row without a post */

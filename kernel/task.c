@@ -23,6 +23,12 @@
  * also linger a few microseconds for the reply WQE, so that a
  * request/reply exchange needs one system call instead of two. Lingering
  * adapts: after a few misses in a row it is only tried now and then.
+ *
+ * A runner that loops packets back to another QP of the device does not
+ * run that QP after each packet but once its own round is over
+ * (sib_qp_run_after()): the receiving QP then takes the whole batch in
+ * one round instead of paying a round (locks, ring checks, a possible
+ * ACK) per packet.
  */
 #include "task.h"
 #include "softib.h"
@@ -66,12 +72,36 @@ static void sib_qp_timer_events(struct sib_qp *qp)
 		sib_comp_probe(qp);
 }
 
+/* move up to @budget packets from rxq to @batch under one lock; count */
+static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
+			int budget)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+	int n = 0;
+
+	__skb_queue_head_init(batch);
+	spin_lock_irqsave(&qp->rxq.lock, flags);
+	if (skb_queue_len(&qp->rxq) <= budget) {
+		n = skb_queue_len(&qp->rxq);
+		skb_queue_splice_init(&qp->rxq, batch);
+	} else {
+		while (n < budget && (skb = __skb_dequeue(&qp->rxq))) {
+			__skb_queue_tail(batch, skb);
+			n++;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rxq.lock, flags);
+	return n;
+}
+
 /* one round; true when more work is known to be waiting */
 static bool sib_qp_round(struct sib_qp *qp)
 {
 	enum ib_qp_state state = sib_qp_state(qp);
+	struct sk_buff_head batch;
 	struct sk_buff *skb;
-	int n = 0, sent = 0;
+	int n, sent = 0;
 
 	if (state == IB_QPS_RESET) {
 		skb_queue_purge(&qp->rxq);
@@ -84,14 +114,14 @@ static bool sib_qp_round(struct sib_qp *qp)
 	}
 	if (test_and_clear_bit(SIB_QPF_RNR_DONE, &qp->flags))
 		qp->req.rnr_wait = false;
-	while (n < SIB_WORK_BUDGET && (skb = skb_dequeue(&qp->rxq))) {
+	n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET);
+	while ((skb = __skb_dequeue(&batch))) {
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP) {
 			sib_comp_rcv(qp, skb);
 		} else {
 			qp->task_served |= sib_pkt(skb)->ackreq;
 			sib_resp_rcv(qp, skb);
 		}
-		n++;
 	}
 	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
@@ -211,6 +241,18 @@ static bool sib_task_done(struct sib_qp *qp, bool more, bool last)
 	return stop;
 }
 
+/* run the QP the last round looped packets to; Context: task, no locks */
+static void sib_qp_run_peer(struct sib_qp *qp)
+{
+	struct sib_qp *peer = qp->loop_peer;
+
+	if (!peer)
+		return;
+	qp->loop_peer = NULL;
+	sib_qp_run(peer, true);
+	sib_qp_put(peer);
+}
+
 static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 {
 	int i;
@@ -225,6 +267,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		more = sib_qp_round(qp);
+		sib_qp_run_peer(qp);
 		if (!more)
 			more = sib_qp_linger(qp);
 		if (sib_task_done(qp, more, i >= max))
@@ -261,6 +304,26 @@ void sib_qp_run(struct sib_qp *qp, bool nested)
 		return;
 	}
 	sib_qp_rounds(qp, SIB_INLINE_ROUNDS, nested);
+}
+
+/**
+ * sib_qp_run_after() - run a QP once the runner's round is over
+ * @runner: QP whose engine (not nested) just queued a loopback packet
+ * @qp: QP the packet was queued to, referenced by the caller
+ *
+ * Packets that @runner loops back to @qp in one round are taken by @qp
+ * in one inline run after the round (nested, see sib_qp_run()). A
+ * different QP waiting from earlier in the round runs first, so no QP
+ * waits past the packet that follows its own.
+ * Context: @runner's engine, a sleepable task.
+ */
+void sib_qp_run_after(struct sib_qp *runner, struct sib_qp *qp)
+{
+	if (runner->loop_peer == qp)
+		return;
+	sib_qp_run_peer(runner);
+	refcount_inc(&qp->ref);
+	runner->loop_peer = qp;
 }
 
 /**
