@@ -365,9 +365,9 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (sib_sgl_copy_skb(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge,
-			     sw->read_pkts * qp->mtu, skb, pkt->hdr_len,
-			     pkt->paylen)) {
+	if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd, sw->sge,
+			     sw->wqe.num_sge, sw->read_pkts * qp->mtu, skb,
+			     pkt->hdr_len, pkt->paylen)) {
 		sib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

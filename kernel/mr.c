@@ -379,6 +379,67 @@ void sib_mr_put(struct sib_mr *mr)
 		complete(&mr->released);
 }
 
+/**
+ * sib_mr_get_cached() - sib_mr_get() through a QP's per-round MR cache
+ * @dev: device
+ * @mc: the cache of the QP whose engine runs, or NULL (plain lookup)
+ * @pd: the PD the MR must be in
+ * @key: lkey or rkey (untrusted)
+ * @access: IB_ACCESS_* flags the access needs
+ *
+ * A cached MR is taken again when its current key, PD and access still
+ * pass the checks of sib_mr_get(): an invalidation, a new fast-reg key
+ * or a rereg of PD or access applies from the next packet on. A miss
+ * looks the key up and keeps the MR in the cache until the round ends.
+ * Context: the QP's work. Return: referenced MR (sib_mr_put()) or NULL
+ * as sib_mr_get().
+ */
+struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
+				 struct ib_pd *pd, u32 key, int access)
+{
+	struct sib_mr *mr;
+	int i;
+
+	if (!mc)
+		return sib_mr_get(dev, pd, key, access);
+	for (i = 0; i < SIB_MR_CACHE_SIZE; i++) {
+		mr = mc->mr[i];
+		if (mr && READ_ONCE(mr->key) == key &&
+		    READ_ONCE(mr->ibmr.pd) == pd &&
+		    (READ_ONCE(mr->access) & access) == access) {
+			refcount_inc(&mr->ref);
+			return mr;
+		}
+	}
+	mr = sib_mr_get(dev, pd, key, access);
+	if (mr) {
+		i = mc->next++ % SIB_MR_CACHE_SIZE;
+		if (mc->mr[i])
+			sib_mr_put(mc->mr[i]);
+		refcount_inc(&mr->ref);
+		mc->mr[i] = mr;
+	}
+	return mr;
+}
+
+/**
+ * sib_mr_cache_drop() - release the MRs of a per-round cache
+ * @mc: cache
+ *
+ * Context: the QP's work, at the end of a round.
+ */
+void sib_mr_cache_drop(struct sib_mr_cache *mc)
+{
+	int i;
+
+	for (i = 0; i < SIB_MR_CACHE_SIZE; i++) {
+		if (mc->mr[i]) {
+			sib_mr_put(mc->mr[i]);
+			mc->mr[i] = NULL;
+		}
+	}
+}
+
 /* copy through the page list of a fast-reg MR; @off from its first page */
 static int sib_mr_copy_fr(struct sib_mr *mr, u64 off, void *buf, u32 len,
 			  bool to_mr)
@@ -842,10 +903,10 @@ static int sib_page_to_frag(struct sib_skb_io *io, struct page *page,
  * Walk @len bytes of a scatter/gather list from message offset @off with
  * @fn; each SGE's lkey is looked up with @access.
  */
-static int sib_sgl_walk(struct sib_dev *dev, struct ib_pd *pd,
-			const struct sib_sge *sge, u32 num_sge, u32 off,
-			u32 len, int access, sib_page_fn fn,
-			struct sib_skb_io *io)
+static int sib_sgl_walk(struct sib_dev *dev, struct sib_mr_cache *mc,
+			struct ib_pd *pd, const struct sib_sge *sge,
+			u32 num_sge, u32 off, u32 len, int access,
+			sib_page_fn fn, struct sib_skb_io *io)
 {
 	u32 i;
 
@@ -859,7 +920,7 @@ static int sib_sgl_walk(struct sib_dev *dev, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = sib_mr_get(dev, pd, sge[i].lkey, access);
+		mr = sib_mr_get_cached(dev, mc, pd, sge[i].lkey, access);
 		if (!mr)
 			return -EINVAL;
 		err = sib_mr_walk(mr, sge[i].addr + off, n, fn, io);
@@ -897,6 +958,7 @@ int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 /**
  * sib_sgl_copy_skb() - copy packet payload into a scatter/gather list
  * @dev: device
+ * @mc: MR cache of the running QP, or NULL
  * @pd: PD of the QP
  * @sge: validated copy of the receive SGEs
  * @num_sge: entries in @sge
@@ -910,19 +972,20 @@ int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
  * missing IB_ACCESS_LOCAL_WRITE, -EFAULT for a range outside the MR or
  * the SGEs.
  */
-int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
-		     const struct sib_sge *sge, u32 num_sge, u32 off,
-		     struct sk_buff *skb, u32 skb_off, u32 len)
+int sib_sgl_copy_skb(struct sib_dev *dev, struct sib_mr_cache *mc,
+		     struct ib_pd *pd, const struct sib_sge *sge, u32 num_sge,
+		     u32 off, struct sk_buff *skb, u32 skb_off, u32 len)
 {
 	struct sib_skb_io io = { .skb = skb, .off = skb_off };
 
-	return sib_sgl_walk(dev, pd, sge, num_sge, off, len,
+	return sib_sgl_walk(dev, mc, pd, sge, num_sge, off, len,
 			    IB_ACCESS_LOCAL_WRITE, sib_page_from_skb, &io);
 }
 
 /**
  * sib_sgl_add_frags() - append message bytes to a packet without copying
  * @dev: device
+ * @mc: MR cache of the running QP, or NULL
  * @pd: PD of the QP
  * @sge: validated copy of the send SGEs
  * @num_sge: entries in @sge
@@ -939,13 +1002,13 @@ int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
  * -EOPNOTSUPP (an MR without pages): @skb may hold some fragments, the
  * caller frees it and copies instead; -EINVAL/-EFAULT as sib_sgl_copy().
  */
-int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
-		      const struct sib_sge *sge, u32 num_sge, u32 off,
-		      struct sk_buff *skb, u32 len)
+int sib_sgl_add_frags(struct sib_dev *dev, struct sib_mr_cache *mc,
+		      struct ib_pd *pd, const struct sib_sge *sge,
+		      u32 num_sge, u32 off, struct sk_buff *skb, u32 len)
 {
 	struct sib_skb_io io = { .skb = skb };
 
-	return sib_sgl_walk(dev, pd, sge, num_sge, off, len, 0,
+	return sib_sgl_walk(dev, mc, pd, sge, num_sge, off, len, 0,
 			    sib_page_to_frag, &io);
 }
 

@@ -25,6 +25,9 @@ int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 struct sib_mr *sib_mr_get(struct sib_dev *dev, struct ib_pd *pd, u32 key,
 			  int access);
 void sib_mr_put(struct sib_mr *mr);
+struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
+				 struct ib_pd *pd, u32 key, int access);
+void sib_mr_cache_drop(struct sib_mr_cache *mc);
 int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
 		 const struct sib_sge *sge, u32 num_sge, u32 off,
@@ -37,12 +40,14 @@ void sib_mr_bind_put(struct sib_mr *mr);
 
 int sib_mr_copy_skb(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 		    u32 skb_off, u32 len);
-int sib_sgl_copy_skb(struct sib_dev *dev, struct ib_pd *pd,
+int sib_sgl_copy_skb(struct sib_dev *dev, struct sib_mr_cache *mc,
+		     struct ib_pd *pd,
 		     const struct sib_sge *sge, u32 num_sge, u32 off,
 		     struct sk_buff *skb, u32 skb_off, u32 len);
 int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 		     u32 len);
-int sib_sgl_add_frags(struct sib_dev *dev, struct ib_pd *pd,
+int sib_sgl_add_frags(struct sib_dev *dev, struct sib_mr_cache *mc,
+		      struct ib_pd *pd,
 		      const struct sib_sge *sge, u32 num_sge, u32 off,
 		      struct sk_buff *skb, u32 len);
 

@@ -300,7 +300,8 @@ struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 	struct sib_mw *mw;
 
 	if (!(rkey & SIB_MW_KEY_BIT)) {
-		mr = sib_mr_get(qp->dev, pd, rkey, access);
+		mr = sib_mr_get_cached(qp->dev, &qp->mr_cache, pd, rkey,
+				       access);
 		if (!mr)
 			sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
 		return mr;

@@ -89,8 +89,9 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 		if (!skb)
 			return NULL;
 		sib_zero(skb->data, hdr_len);
-		err = sib_sgl_add_frags(qp->dev, qp->ibqp.pd, sw->sge,
-					sw->wqe.num_sge, off, skb, len);
+		err = sib_sgl_add_frags(qp->dev, &qp->mr_cache, qp->ibqp.pd,
+					sw->sge, sw->wqe.num_sge, off, skb,
+					len);
 		if (!err)
 			err = sib_skb_add_trailer(skb, *pad + SIB_ICRC_LEN);
 		if (!err) {

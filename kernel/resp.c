@@ -158,9 +158,9 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 		return SIB_RESP_NAK_INV;
 	}
-	if (sib_sgl_copy_skb(qp->dev, sib_resp_pd(qp), rs->rwqe.sge,
-			     rs->rwqe.num_sge, rs->recv_off, skb, pkt->hdr_len,
-			     pkt->paylen)) {
+	if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_resp_pd(qp),
+			     rs->rwqe.sge, rs->rwqe.num_sge, rs->recv_off, skb,
+			     pkt->hdr_len, pkt->paylen)) {
 		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
 		return SIB_RESP_NAK_OP;
 	}
@@ -646,9 +646,9 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 		c.status = IB_WC_LOC_LEN_ERR;
 	} else if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge, 0,
 				grh, sizeof(grh), true) ||
-		   sib_sgl_copy_skb(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge,
-				    sizeof(grh), skb, pkt->hdr_len,
-				    pkt->paylen)) {
+		   sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd,
+				    rw->sge, rw->num_sge, sizeof(grh), skb,
+				    pkt->hdr_len, pkt->paylen)) {
 		c.status = IB_WC_LOC_PROT_ERR;
 	} else {
 		c.status = IB_WC_SUCCESS;

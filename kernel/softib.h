@@ -149,6 +149,20 @@ struct sib_mr {
 };
 
 /*
+ * struct sib_mr_cache - MRs one round of a QP's engines looked up
+ * @mr: referenced MRs (or NULL), dropped when the round ends (task.c,
+ *	sib_mr_cache_drop()), so the packets of one message cost one key
+ *	lookup per round instead of one each, and a deregistration waits
+ *	at most for the end of a round
+ * @next: slot to replace next
+ */
+#define SIB_MR_CACHE_SIZE	2
+struct sib_mr_cache {
+	struct sib_mr *mr[SIB_MR_CACHE_SIZE];
+	u8 next;
+};
+
+/*
  * struct sib_ring - a ring of struct sib_ring_hdr + entries
  * @buf: vmalloc_user() memory; for user objects it is owned by @mentry
  *	 once exposed and freed only when the last mapping is gone
@@ -389,6 +403,7 @@ struct sib_qp {
 	bool task_pending;
 	bool task_nested;		/* running inline for another QP */
 	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
+	struct sib_mr_cache mr_cache;	/* owned by the running round */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
 	u8 linger_misses;		/* lingers in a row without a post */

@@ -38,6 +38,7 @@
 #include "resp.h"
 #include "comp.h"
 #include "timers.h"
+#include "mr.h"
 
 #define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
@@ -267,6 +268,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		more = sib_qp_round(qp);
+		sib_mr_cache_drop(&qp->mr_cache);
 		sib_qp_run_peer(qp);
 		if (!more)
 			more = sib_qp_linger(qp);
