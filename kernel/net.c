@@ -208,6 +208,12 @@ void sib_net_fini(void)
  * @dev: device (for the link layer reserve)
  * @len: bytes from the BTH to the end of the ICRC
  *
+ * The buffer of a packet that fits in a page is a page fragment (as
+ * drivers build received packets): unlike a kmalloc() buffer it is not
+ * cleared on every allocation (init_on_alloc, on in Debian's kernel, is
+ * a byte-at-a-time "rep stosb" under TCG); every byte of it that the
+ * packet carries is written by the engine. Larger packets, or when no
+ * fragment is to be had, use alloc_skb().
  * Context: process (may sleep). Return: skb with skb->data at the BTH
  * and @len bytes put, or NULL.
  */
@@ -215,9 +221,21 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
 	unsigned int head = LL_RESERVED_SPACE(dev->ndev) +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
-	struct sk_buff *skb;
+	unsigned int size = SKB_DATA_ALIGN(head + len) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb = NULL;
+	void *data;
 
-	skb = alloc_skb(head + len, GFP_KERNEL | __GFP_NOWARN);
+	if (size <= PAGE_SIZE) {
+		data = netdev_alloc_frag(size);
+		if (data) {
+			skb = build_skb(data, size);
+			if (!skb)
+				skb_free_frag(data);
+		}
+	}
+	if (!skb)
+		skb = alloc_skb(head + len, GFP_KERNEL | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
