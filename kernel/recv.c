@@ -96,6 +96,23 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 		sib_qp_poke(qp);
 }
 
+/*
+ * The QP @sender's round looped its previous packet to, when it is @qpn:
+ * referenced again without a lookup (sib_qp_run_after() holds it until
+ * the round ends; a QP being destroyed is left to the lookup, which no
+ * longer finds it).
+ */
+static struct sib_qp *sib_rcv_loop_peer(struct sib_qp *sender, u32 qpn)
+{
+	struct sib_qp *qp = sender->loop_peer;
+
+	if (!qp || qp->ibqp.qp_num != qpn ||
+	    test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		return NULL;
+	refcount_inc(&qp->ref);
+	return qp;
+}
+
 /* The RoCEv2 GID of the packet's destination IP address. */
 static void sib_rcv_dgid(struct sk_buff *skb, union ib_gid *dgid)
 {
@@ -217,7 +234,9 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_rcv_mcast(dev, skb);
 		return;
 	}
-	qp = sib_qp_get(dev, pkt->qpn);
+	qp = sender ? sib_rcv_loop_peer(sender, pkt->qpn) : NULL;
+	if (!qp)
+		qp = sib_qp_get(dev, pkt->qpn);
 	if (!qp) {
 		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
 		goto drop;
