@@ -92,10 +92,15 @@ bad=""
 "$T" set sibA 9 0x8001 2>/dev/null && bad+=" duplicate"
 "$T" del sibA 9 2>/dev/null && bad+=" del-empty"
 "$T" show nosuchdev 2>/dev/null && bad+=" unknown-dev"
-"$T" set sibA 9 2>/dev/null; [[ $? == 2 ]] || bad+=" usage"
+u=$("$T" set sibA 9 2>&1 >/dev/null); [[ $? == 2 && $u == *"try sib-pkey --help"* && $(wc -l <<<"$u") == 1 ]] ||
+	bad+=" usage(one line + hint, exit 2: '$u')"
+for p in 0 2; do	# every port but 1 alike: exit 1, named
+	u=$("$T" --port $p show sibA 2>&1 >/dev/null); [[ $? == 1 && $u == *"sibA has no port $p"* ]] ||
+		bad+=" port-$p('$u')"
+done
 capsh --drop=cap_net_admin -- -c "$T set sibA 9 0x8009" 2>/dev/null && bad+=" no-CAP_NET_ADMIN-set"
 capsh --drop=cap_net_admin -- -c "$T show sibA" >/dev/null || bad+=" no-CAP_NET_ADMIN-show"
-check table_errors "refused: index 64, 0x8000, 0x0000, duplicate, del of an empty entry, unknown device, set without CAP_NET_ADMIN${bad:+; accepted:$bad}" \
+check table_errors "refused: index 64, 0x8000, 0x0000, duplicate, del of an empty entry, unknown device, --port 0 and 2 (exit 1), set without CAP_NET_ADMIN; a usage error is one line and exit 2${bad:+; wrong:$bad}" \
 	'[[ -z $bad && $("$T" show sibA | grep -c index) == 5 ]]'
 
 # ------------------------------------------------------------------ one process, many cases

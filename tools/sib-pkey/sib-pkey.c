@@ -9,9 +9,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
@@ -33,9 +36,47 @@ static void usage(FILE *f)
 "IB_EVENT_PKEY_CHANGE. 'show' prints one line per valid entry:\n"
 "  DEV port N index I pkey 0xPPPP full|limited\n"
 "preceded by 'DEV port N: T entries, V valid'.\n"
-"Options: -p, --port N   port number (default 1)\n"
+"Options: -p, --port N   port number 0..255 (default 1); softib devices have\n"
+"                        one port, 1: any other is refused like an unknown\n"
+"                        device (exit status 1, 'DEV has no port N')\n"
 "         -h, --help     this text\n"
-"Exit status: 0 ok, 1 the kernel refused (message on stderr), 2 usage.\n");
+"Exit status: 0 ok, 1 refused (no such device or port, or the kernel refused;\n"
+"the reason on stderr), 2 usage error (one line naming it on stderr).\n");
+}
+
+/* a usage error: one line naming it, then a hint; exit status 2 */
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sib-pkey: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (try sib-pkey --help)\n", stderr);
+	return 2;
+}
+
+/*
+ * Does DEV have port @port? Asked of sysfs so that every port number the
+ * device lacks (0 included) gets the same answer; a device sysfs does not
+ * show is left to the kernel, which names it unknown. 0: yes or unknown.
+ */
+static int port_check(const char *dev, unsigned long port)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "/sys/class/infiniband/%s", dev) >=
+	    (int)sizeof(path) || stat(path, &st))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%lu", dev,
+		 port);
+	if (port && !stat(path, &st))
+		return 0;
+	fprintf(stderr, "sib-pkey: %s has no port %lu (softib devices have one port, 1)\n",
+		dev, port);
+	return -1;
 }
 
 struct show_ctx {
@@ -104,41 +145,57 @@ int main(int argc, char **argv)
 	int c, fam, nargs, ncmd, err;
 
 	/* options may come anywhere: getopt_long moves them to the front */
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
-		if (c == 'h') {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		}
-		if (c != 'p' || parse_num(optarg, 255, &port) || !port) {
-			usage(stderr);
-			return 2;
+		case 'p':
+			if (parse_num(optarg, 255, &port))
+				return usage_error("--port '%s': not a number 0..255",
+						   optarg);
+			break;
+		case ':':
+			return usage_error("option %s needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return usage_error("no command (show, set or del)");
 	cmd = argv[optind++];
 	nargs = argc - optind;
 	if (!strcmp(cmd, "show")) {
 		ncmd = SIB_NL_CMD_PKEY_GET;
-		err = nargs != 1;
+		if (nargs != 1)
+			return usage_error("show takes DEV");
 	} else if (!strcmp(cmd, "set")) {
 		ncmd = SIB_NL_CMD_PKEY_SET;
-		err = nargs != 3 || parse_num(argv[optind + 1], 0xffff, &index) ||
-		      parse_num(argv[optind + 2], 0xffff, &pkey);
+		if (nargs != 3)
+			return usage_error("set takes DEV INDEX PKEY");
 	} else if (!strcmp(cmd, "del")) {
 		ncmd = SIB_NL_CMD_PKEY_DEL;
-		err = nargs != 2 || parse_num(argv[optind + 1], 0xffff, &index);
+		if (nargs != 2)
+			return usage_error("del takes DEV INDEX");
 	} else {
-		err = 1;
+		return usage_error("unknown command '%s' (show, set or del)", cmd);
 	}
-	if (err) {
-		usage(stderr);
-		return 2;
-	}
+	if (ncmd != SIB_NL_CMD_PKEY_GET &&
+	    parse_num(argv[optind + 1], 0xffff, &index))
+		return usage_error("INDEX '%s': not a number 0..65535",
+				   argv[optind + 1]);
+	if (ncmd == SIB_NL_CMD_PKEY_SET &&
+	    parse_num(argv[optind + 2], 0xffff, &pkey))
+		return usage_error("PKEY '%s': not a number 0..0xffff",
+				   argv[optind + 2]);
 	dev = argv[optind];
 	ctx.dev = dev;
+	if (port_check(dev, port))
+		return 1;
 
 	sk = nl_socket_alloc();
 	if (!sk || genl_connect(sk)) {
