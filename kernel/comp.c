@@ -197,12 +197,8 @@ static void sib_comp_rnr(struct sib_qp *qp, u8 syn)
 	sib_timer_rnr_start(qp, syn & SIB_AETH_VALUE_MASK);
 }
 
-static void sib_comp_ack(struct sib_qp *qp, struct sk_buff *skb)
+static void sib_comp_ack(struct sib_qp *qp, u32 psn, u8 syn)
 {
-	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
-	const struct sib_aeth *aeth = (void *)(skb->data + info->off_aeth);
-	u32 psn = sib_pkt(skb)->psn;
-	u8 syn = sib_aeth_syndrome(aeth);
 	u32 before = qp->comp.acked_psn;
 	bool progress;
 
@@ -420,14 +416,16 @@ static void sib_comp_catch_up(struct sib_qp *qp)
  */
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 {
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
 	enum ib_qp_state state = sib_qp_state(qp);
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		goto out;
 	}
-	if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ACK)
-		sib_comp_ack(qp, skb);
+	if (info->flags & SIB_OPF_ACK)
+		sib_comp_ack(qp, sib_pkt(skb)->psn, sib_aeth_syndrome((void *)
+			     (skb->data + info->off_aeth)));
 	else if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ATMACK)
 		sib_comp_atomic(qp, skb);
 	else
@@ -437,6 +435,29 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_catch_up(qp);
 out:
 	kfree_skb(skb);
+}
+
+/**
+ * sib_comp_ack_rcv() - handle an ACK or NAK that came without a packet
+ * @qp: RC QP
+ * @psn: its BTH PSN
+ * @syn: its AETH syndrome
+ *
+ * The loopback form of sib_comp_rcv() for an acknowledgement (IBTA
+ * 9.7.5.1.1): the same checks and effects. Context: the QP's work.
+ */
+void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		return;
+	}
+	sib_comp_ack(qp, psn, syn);
+	state = sib_qp_state(qp);
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		sib_comp_catch_up(qp);
 }
 
 /**

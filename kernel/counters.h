@@ -12,6 +12,7 @@
 	X(SENT_PKTS,		"sent_pkts")		\
 	X(RCVD_PKTS,		"rcvd_pkts")		\
 	X(LOOPBACK_PKTS,	"loopback_pkts")	\
+	X(LOOPBACK_ACKS,	"loopback_acks")	\
 	X(ZCOPY_PKTS,		"zero_copy_pkts")	\
 	X(ZCOPY_READ_PKTS,	"zero_copy_read_pkts")	\
 	X(DROP_HDR,		"rcvd_bad_hdr")		\

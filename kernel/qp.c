@@ -471,7 +471,7 @@ static void sib_qp_reset(struct sib_qp *qp)
 	while (READ_ONCE(qp->task_running))
 		usleep_range(50, 100);
 	sib_timers_stop(qp);
-	skb_queue_purge(&qp->rxq);
+	sib_rxq_purge(qp);
 	spin_lock_irq(&qp->sq.lock);
 	qp->sq.kprod = 0;
 	qp->sq.comp = 0;
@@ -626,7 +626,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);
-	skb_queue_purge(&qp->rxq);
+	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
 	atomic_dec(&dev->num_qp);
 	return 0;

@@ -320,6 +320,68 @@ static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
 }
 
 /**
+ * sib_ack_xmit_loopback() - send a plain ACK to a QP of this device
+ * @qp: responding RC QP whose path is loopback
+ * @syn: AETH syndrome, of the ACK class
+ * @psn: BTH PSN
+ *
+ * No packet is built, sent or parsed: the ACK's PSN and syndrome go
+ * into the requester's lb_ack slot, which its round takes before the
+ * packets in rxq. The checks a packet would meet are made here: the
+ * sender's P_Key, the port's P_Key table, the destination QP and its
+ * type and P_Key (IBTA 10.9.3). Only while the slot is free and rxq is
+ * empty, so that the order of acknowledgements and responses stays that
+ * of the wire; otherwise the caller sends a packet.
+ * Context: the QP's work. Return: true when the ACK was taken (or
+ * dropped and counted), false when the caller must send it as a packet.
+ */
+bool sib_ack_xmit_loopback(struct sib_qp *qp, u8 syn, u32 psn)
+{
+	struct sib_dev *dev = qp->dev;
+	u16 pkey = sib_qp_pkey(qp);
+	struct sib_qp *rqp;
+	unsigned long flags;
+	bool taken;
+
+	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC ||
+	    (syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK ||
+	    !sib_pkey_valid(pkey) || !sib_pkey_port_accepts(&dev->pkey, pkey))
+		return false;	/* the packet path counts what it drops */
+	rqp = qp->task_nested ? NULL : sib_rcv_loop_peer(qp, qp->dest_qpn);
+	if (!rqp)
+		rqp = sib_qp_get(dev, qp->dest_qpn);
+	if (!rqp)
+		return false;
+	if (rqp->ibqp.qp_type != IB_QPT_RC ||
+	    !sib_pkey_match(pkey, sib_qp_pkey(rqp))) {
+		sib_qp_put(rqp);
+		return false;
+	}
+	spin_lock_irqsave(&rqp->rxq.lock, flags);
+	taken = !rqp->lb_ack_valid && skb_queue_empty(&rqp->rxq);
+	if (taken) {
+		rqp->lb_ack_psn = psn;
+		rqp->lb_ack_syn = syn;
+		rqp->lb_ack_valid = true;
+	}
+	spin_unlock_irqrestore(&rqp->rxq.lock, flags);
+	if (taken) {
+		trace_sib_pkt_xmit(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
+		sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
+		sib_counter_inc(dev, SIB_CNT_LOOPBACK_ACKS);
+		sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
+		trace_sib_pkt_rcv(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
+		if (!qp->task_nested)
+			sib_qp_run_after(qp, rqp);
+		else
+			sib_qp_poke(rqp);
+	}
+	sib_qp_put(rqp);
+	return taken;
+}
+
+/**
  * sib_pkt_xmit() - send a packet built by an engine
  * @qp: sending QP (UDP source port)
  * @av: destination

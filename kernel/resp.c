@@ -69,6 +69,8 @@ static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 	struct sk_buff *skb;
 	struct sib_aeth *aeth;
 
+	if (sib_ack_xmit_loopback(qp, syndrome, psn))
+		return;
 	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
 	if (!skb)
 		return;

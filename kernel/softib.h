@@ -359,6 +359,7 @@ enum sib_qp_flag_bits {
 	SIB_QPF_PROBE,			/* loss probe timer fired */
 	SIB_QPF_DESTROYING,
 	SIB_QPF_LAST_WQE,		/* IB_EVENT_QP_LAST_WQE_REACHED raised */
+	SIB_QPF_ARM,			/* requests sent, timers not started yet */
 };
 
 struct sib_qp {
@@ -397,6 +398,14 @@ struct sib_qp {
 	struct sib_cq *rcq;
 
 	struct sk_buff_head rxq;
+	/*
+	 * A plain ACK from a QP of the same device, taken instead of a
+	 * packet (recv.c); under rxq.lock, set only while rxq is empty, so
+	 * it is older than every packet in rxq.
+	 */
+	bool lb_ack_valid;
+	u8 lb_ack_syn;			/* AETH syndrome */
+	u32 lb_ack_psn;
 	struct work_struct work;
 	spinlock_t task_lock;		/* task_running, task_pending */
 	bool task_running;

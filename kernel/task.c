@@ -73,9 +73,13 @@ static void sib_qp_timer_events(struct sib_qp *qp)
 		sib_comp_probe(qp);
 }
 
-/* move up to @budget packets from rxq to @batch under one lock; count */
+/*
+ * Move up to @budget packets from rxq to @batch under one lock, and the
+ * loopback ACK (recv.c), which is older than all of them: *ack, @psn,
+ * @syn. Return: packets and ACK taken.
+ */
 static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
-			int budget)
+			int budget, bool *ack, u32 *psn, u8 *syn)
 {
 	struct sk_buff *skb;
 	unsigned long flags;
@@ -83,8 +87,15 @@ static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
 
 	__skb_queue_head_init(batch);
 	spin_lock_irqsave(&qp->rxq.lock, flags);
+	*ack = qp->lb_ack_valid;
+	if (*ack) {
+		*psn = qp->lb_ack_psn;
+		*syn = qp->lb_ack_syn;
+		qp->lb_ack_valid = false;
+		n++;
+	}
 	if (skb_queue_len(&qp->rxq) <= budget) {
-		n = skb_queue_len(&qp->rxq);
+		n += skb_queue_len(&qp->rxq);
 		skb_queue_splice_init(&qp->rxq, batch);
 	} else {
 		while (n < budget && (skb = __skb_dequeue(&qp->rxq))) {
@@ -96,6 +107,22 @@ static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
 	return n;
 }
 
+/**
+ * sib_rxq_purge() - drop all received packets and a loopback ACK
+ * @qp: QP
+ *
+ * Context: process or the QP's work.
+ */
+void sib_rxq_purge(struct sib_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rxq.lock, flags);
+	qp->lb_ack_valid = false;
+	spin_unlock_irqrestore(&qp->rxq.lock, flags);
+	skb_queue_purge(&qp->rxq);
+}
+
 /* one round; true when more work is known to be waiting */
 static bool sib_qp_round(struct sib_qp *qp)
 {
@@ -103,19 +130,24 @@ static bool sib_qp_round(struct sib_qp *qp)
 	struct sk_buff_head batch;
 	struct sk_buff *skb;
 	int n, sent = 0;
+	bool ack;
+	u32 psn;
+	u8 syn;
 
 	if (state == IB_QPS_RESET) {
-		skb_queue_purge(&qp->rxq);
+		sib_rxq_purge(qp);
 		return false;
 	}
 	if (state == IB_QPS_ERR) {
-		skb_queue_purge(&qp->rxq);
+		sib_rxq_purge(qp);
 		sib_qp_flush(qp);
 		return false;
 	}
 	if (test_and_clear_bit(SIB_QPF_RNR_DONE, &qp->flags))
 		qp->req.rnr_wait = false;
-	n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET);
+	n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
+	if (ack)
+		sib_comp_ack_rcv(qp, psn, syn);
 	while ((skb = __skb_dequeue(&batch))) {
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP) {
 			sib_comp_rcv(qp, skb);
@@ -124,6 +156,8 @@ static bool sib_qp_round(struct sib_qp *qp)
 			sib_resp_rcv(qp, skb);
 		}
 	}
+	/* requests of the last round that are still not acknowledged */
+	sib_timer_retrans_flush(qp);
 	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
@@ -131,7 +165,8 @@ static bool sib_qp_round(struct sib_qp *qp)
 	if (state == IB_QPS_SQD)
 		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
-	       !skb_queue_empty(&qp->rxq) || sib_qp_state(qp) == IB_QPS_ERR;
+	       !skb_queue_empty(&qp->rxq) || READ_ONCE(qp->lb_ack_valid) ||
+	       sib_qp_state(qp) == IB_QPS_ERR;
 }
 
 /* user SQ ring: WQEs the next round's sib_sq_fetch() would take */
@@ -270,8 +305,14 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 		more = sib_qp_round(qp);
 		sib_mr_cache_drop(&qp->mr_cache);
 		sib_qp_run_peer(qp);
+		/* what the peer answered now (its ACK) is for the next round */
+		if (!more)
+			more = !skb_queue_empty_lockless(&qp->rxq) ||
+			       READ_ONCE(qp->lb_ack_valid);
 		if (!more)
 			more = sib_qp_linger(qp);
+		if (!more || i >= max)
+			sib_timer_retrans_flush(qp);
 		if (sib_task_done(qp, more, i >= max))
 			break;
 		cond_resched();

@@ -13,9 +13,12 @@
  * like a lossy one. Only its expiry counts against retry_cnt, and an
  * expiry is judged after the ACKs already received (task.c).
  * Loss probe: an hrtimer of a few smoothed round-trip times (at least
- * 2 ms, which TCG scheduling jitter rarely exceeds; RTT
- * measured on ACKed packets that were sent once, backed off on every
- * expiry without progress). When it fires the requester goes back to
+ * 2 ms, which TCG scheduling jitter rarely exceeds; RTT measured on
+ * ACKed packets that were sent once, with local_clock(): the clocksource
+ * of a TCG guest is an emulated HPET, slow to read; backed off on every
+ * expiry without progress). Both timers start when the QP's run ends
+ * (sib_timer_retrans_flush()), so a request ACKed within the run, as on
+ * loopback, never touches them. When it fires the requester goes back to
  * the oldest unacknowledged packet at once instead of waiting for the
  * much longer local ACK timeout: this recovers a lost last packet of a
  * burst, or a lost retransmission after a sequence NAK (the responder
@@ -33,6 +36,7 @@
  * decide what an expiry means.
  */
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/log2.h>
 
 #include "timers.h"
@@ -206,11 +210,38 @@ static void sib_probe_arm(struct sib_qp *qp, bool restart)
  * sib_timer_retrans_arm() - a request packet went out
  * @qp: RC QP
  *
- * Starts the local ACK timer and the loss probe unless they run already.
- * Context: the QP's work.
+ * The local ACK timer and the loss probe start (unless they run already)
+ * when the QP's run ends, sib_timer_retrans_flush(), not now: on
+ * loopback the ACK is usually handled in the same run, and then neither
+ * timer is touched at all (starting an hrtimer reads the clocksource,
+ * which in a TCG guest is an emulated HPET). Both periods are
+ * milliseconds, a run's rounds microseconds. Context: the QP's work.
  */
 void sib_timer_retrans_arm(struct sib_qp *qp)
 {
+	/* atomic: the timer callbacks set other bits of qp->flags */
+	if (!test_bit(SIB_QPF_ARM, &qp->flags))
+		set_bit(SIB_QPF_ARM, &qp->flags);
+}
+
+static void sib_timer_arm_cancel(struct sib_qp *qp)
+{
+	if (test_bit(SIB_QPF_ARM, &qp->flags))
+		clear_bit(SIB_QPF_ARM, &qp->flags);
+}
+
+/**
+ * sib_timer_retrans_flush() - start the timers sib_timer_retrans_arm() asked for
+ * @qp: QP
+ *
+ * Called by the QP's runner after a round's received packets were
+ * handled and before it stops. Context: the QP's work.
+ */
+void sib_timer_retrans_flush(struct sib_qp *qp)
+{
+	if (!test_bit(SIB_QPF_ARM, &qp->flags))
+		return;
+	clear_bit(SIB_QPF_ARM, &qp->flags);
 	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return;
 	sib_probe_arm(qp, false);
@@ -259,6 +290,7 @@ bool sib_timer_probe_pending(struct sib_qp *qp)
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
 {
 	qp->req.win.probes = 0;
+	sib_timer_arm_cancel(qp);
 	if (outstanding && !test_bit(SIB_QPF_DESTROYING, &qp->flags)) {
 		sib_probe_arm(qp, true);
 		if (qp->timeout)
@@ -292,6 +324,7 @@ void sib_timer_probe_rearm(struct sib_qp *qp)
  */
 void sib_timer_retrans_stop(struct sib_qp *qp)
 {
+	sib_timer_arm_cancel(qp);
 	del_timer(&qp->retrans_timer);
 	hrtimer_try_to_cancel(&qp->probe_timer);
 }
@@ -385,7 +418,7 @@ void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq)
 	if (ackreq && !w->rtt_on) {
 		w->rtt_on = true;
 		w->rtt_psn = psn;
-		w->rtt_start = ktime_get_ns();
+		w->rtt_start = local_clock();
 	}
 }
 
@@ -436,7 +469,7 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 
 	if (w->rtt_on && sib_psn_cmp(acked, w->rtt_psn) >= 0) {
 		w->rtt_on = false;
-		us = div_s64(ktime_get_ns() - w->rtt_start, NSEC_PER_USEC);
+		us = div_s64((s64)(local_clock() - w->rtt_start), NSEC_PER_USEC);
 		us = clamp_t(s64, us, 1, 1000000);
 		if (!w->srtt_us) {
 			w->srtt_us = us;

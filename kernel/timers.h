@@ -7,6 +7,7 @@
 void sib_timers_init(struct sib_qp *qp);
 void sib_timers_stop(struct sib_qp *qp);
 void sib_timer_retrans_arm(struct sib_qp *qp);
+void sib_timer_retrans_flush(struct sib_qp *qp);
 bool sib_timer_retrans_pending(struct sib_qp *qp);
 bool sib_timer_probe_pending(struct sib_qp *qp);
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding);

@@ -145,6 +145,37 @@ static void sib_timers_test_rnr_code_masked(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/* a request went out and the QP's run ended without its ACK */
+static void sib_tt_arm(struct sib_qp *qp)
+{
+	sib_timer_retrans_arm(qp);
+	sib_timer_retrans_flush(qp);
+}
+
+/* a request ACKed within the run that sent it never starts the timers */
+static void sib_timers_test_arm_deferred_to_run_end(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+
+	sib_timer_retrans_arm(qp);
+	KUNIT_EXPECT_FALSE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_FALSE(test, sib_timer_probe_pending(qp));
+	sib_timer_retrans_progress(qp, false);	/* its ACK, same run */
+	sib_timer_retrans_flush(qp);		/* the run ends */
+	KUNIT_EXPECT_FALSE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_FALSE(test, sib_timer_probe_pending(qp));
+	sib_timer_retrans_arm(qp);		/* the next one is not ACKed */
+	sib_timer_retrans_flush(qp);
+	KUNIT_EXPECT_TRUE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
+	sib_timer_retrans_arm(qp);		/* an error stops everything */
+	sib_timer_retrans_stop(qp);
+	sib_timer_retrans_flush(qp);
+	KUNIT_EXPECT_FALSE(test, sib_timer_retrans_pending(qp));
+	KUNIT_EXPECT_FALSE(test, sib_timer_probe_pending(qp));
+	sib_tt_done(qp);
+}
+
 static void sib_timers_test_rnr_not_when_destroying(struct kunit *test)
 {
 	struct sib_qp *qp = sib_tt_qp(test, 14);
@@ -152,7 +183,7 @@ static void sib_timers_test_rnr_not_when_destroying(struct kunit *test)
 	set_bit(SIB_QPF_DESTROYING, &qp->flags);
 	sib_timer_rnr_start(qp, 0);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->rnr_timer));
-	sib_timer_retrans_arm(qp);
+	sib_tt_arm(qp);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
 	sib_timer_retrans_progress(qp, true);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
@@ -163,7 +194,7 @@ static void sib_timers_test_ack_timeout_zero_is_infinite(struct kunit *test)
 {
 	struct sib_qp *qp = sib_tt_qp(test, 0);
 
-	sib_timer_retrans_arm(qp);
+	sib_tt_arm(qp);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
 	sib_timer_retrans_progress(qp, true);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&qp->retrans_timer));
@@ -182,7 +213,7 @@ static void sib_timers_test_ack_timeout_values(struct kunit *test)
 		unsigned long before, after, lo, hi, d;
 
 		before = jiffies;
-		sib_timer_retrans_arm(qp);
+		sib_tt_arm(qp);
 		after = jiffies;
 		KUNIT_EXPECT_TRUE(test, timer_pending(&qp->retrans_timer));
 		/* at least nominal, at most 4x nominal (timers.c uses 4x) */
@@ -210,7 +241,7 @@ static void sib_timers_test_ack_timeout_floor(struct kunit *test)
 		unsigned long before, after;
 
 		before = jiffies;
-		sib_timer_retrans_arm(qp);
+		sib_tt_arm(qp);
 		after = jiffies;
 		sib_tt_expect_delay(test, qp->retrans_timer.expires, before,
 				    after, want, t);
@@ -225,7 +256,7 @@ static void sib_timers_test_arm_keeps_running_timer(struct kunit *test)
 	unsigned long far = jiffies + 1000 * HZ;
 
 	mod_timer(&qp->retrans_timer, far);
-	sib_timer_retrans_arm(qp);
+	sib_tt_arm(qp);
 	KUNIT_EXPECT_EQ(test, qp->retrans_timer.expires, far);
 	KUNIT_EXPECT_TRUE(test, timer_pending(&qp->retrans_timer));
 	sib_tt_done(qp);
@@ -264,7 +295,7 @@ static void sib_timers_test_expiry_stale_after_progress(struct kunit *test)
 	/* both fired, their flags wait for the work */
 	set_bit(SIB_QPF_TIMEOUT, &qp->flags);
 	set_bit(SIB_QPF_PROBE, &qp->flags);
-	sib_timer_retrans_arm(qp);		/* a packet went out */
+	sib_tt_arm(qp);		/* a packet went out */
 	KUNIT_EXPECT_FALSE(test, sib_timer_retrans_pending(qp));
 	KUNIT_EXPECT_FALSE(test, sib_timer_probe_pending(qp));
 	sib_timer_retrans_progress(qp, true);	/* then an ACK made progress */
@@ -274,7 +305,7 @@ static void sib_timers_test_expiry_stale_after_progress(struct kunit *test)
 	clear_bit(SIB_QPF_TIMEOUT, &qp->flags);
 	clear_bit(SIB_QPF_PROBE, &qp->flags);
 	sib_timer_retrans_stop(qp);
-	sib_timer_retrans_arm(qp);
+	sib_tt_arm(qp);
 	KUNIT_EXPECT_TRUE(test, sib_timer_retrans_pending(qp));
 	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
 	sib_tt_done(qp);
@@ -402,6 +433,7 @@ static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_ack_timeout_values),
 	KUNIT_CASE(sib_timers_test_ack_timeout_floor),
 	KUNIT_CASE(sib_timers_test_arm_keeps_running_timer),
+	KUNIT_CASE(sib_timers_test_arm_deferred_to_run_end),
 	KUNIT_CASE(sib_timers_test_progress_restart_and_stop),
 	KUNIT_CASE(sib_timers_test_expiry_stale_after_progress),
 	KUNIT_CASE(sib_timers_test_ack_timeout_rtt_floor),
