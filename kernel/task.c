@@ -123,8 +123,11 @@ void sib_rxq_purge(struct sib_qp *qp)
 	skb_queue_purge(&qp->rxq);
 }
 
-/* one round; true when more work is known to be waiting */
-static bool sib_qp_round(struct sib_qp *qp)
+/*
+ * one round; true when more work is known to be waiting; *@bulk: the
+ * round sent a full budget of packets
+ */
+static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 {
 	enum ib_qp_state state = sib_qp_state(qp);
 	struct sk_buff_head batch;
@@ -164,6 +167,7 @@ static bool sib_qp_round(struct sib_qp *qp)
 	sent += sib_req_run(qp, SIB_WORK_BUDGET);
 	if (state == IB_QPS_SQD)
 		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
+	*bulk = sent >= SIB_WORK_BUDGET;
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
 	       !skb_queue_empty(&qp->rxq) || READ_ONCE(qp->lb_ack_valid) ||
 	       sib_qp_state(qp) == IB_QPS_ERR;
@@ -289,8 +293,15 @@ static void sib_qp_run_peer(struct sib_qp *qp)
 	sib_qp_put(peer);
 }
 
+/*
+ * A doorbell (inline, not nested) whose round filled the send budget
+ * hands the rest to qp->work, which another CPU runs while the poster
+ * goes back to posting and polling: bulk transfers use two CPUs. A round
+ * that sends less (a small request/reply exchange) goes on inline.
+ */
 static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 {
+	bool doorbell = max == SIB_INLINE_ROUNDS && !nested, bulk = false;
 	int i;
 
 	if (!sib_task_enter(qp))
@@ -298,11 +309,11 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 	qp->task_nested = nested;
 	qp->task_served = false;
 	for (i = 1; ; i++) {
-		bool more;
+		bool more, last;
 
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
-		more = sib_qp_round(qp);
+		more = sib_qp_round(qp, &bulk);
 		sib_mr_cache_drop(&qp->mr_cache);
 		sib_qp_run_peer(qp);
 		/* what the peer answered now (its ACK) is for the next round */
@@ -311,9 +322,10 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 			       READ_ONCE(qp->lb_ack_valid);
 		if (!more)
 			more = sib_qp_linger(qp);
-		if (!more || i >= max)
+		last = i >= max || (doorbell && bulk);
+		if (!more || last)
 			sib_timer_retrans_flush(qp);
-		if (sib_task_done(qp, more, i >= max))
+		if (sib_task_done(qp, more, last))
 			break;
 		cond_resched();
 	}
