@@ -272,6 +272,21 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * The PSN a plain ACK may carry is that of the newest SEND or WRITE: the
+ * PSNs of a READ belong to its responses and an atomic's to its atomic
+ * ACK, and a requester may take a plain ACK with such a PSN for the
+ * answer (rdma_rxe completes a READ whose last PSN an ACK names, without
+ * its data). Duplicates are acknowledged at epsn - 1 - ack_lag. The lag
+ * stops growing far below 2^23: such an ACK is merely old.
+ */
+#define SIB_ACK_LAG_MAX	(1U << 22)
+
+static void sib_resp_ack_lag(struct sib_resp_state *rs, u32 npkts)
+{
+	rs->ack_lag = min(rs->ack_lag + npkts, SIB_ACK_LAG_MAX);
+}
+
+/*
  * A duplicate READ request for @psn: the requester went back to @psn and
  * will ask again for everything after it, so queued responses from there
  * on are dropped (IBTA 9.7.5.1.4 lets the responder drop them). When a
@@ -356,9 +371,11 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	op->dup = dup;
 	op->pd = sib_resp_pd(qp);
 	if (!dup) {
+		u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+
 		rs->msn++;
-		rs->epsn = sib_psn_add(rs->epsn,
-				       max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
+		rs->epsn = sib_psn_add(rs->epsn, npkts);
+		sib_resp_ack_lag(rs, npkts);
 	}
 	op->msn = rs->msn;
 	rs->rd_head++;
@@ -695,7 +712,8 @@ static void sib_resp_duplicate(struct sib_qp *qp, struct sk_buff *skb,
 	}
 	if (sib_pkt(skb)->ackreq || (flags & SIB_OPF_END))
 		sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
-				  sib_psn_add(qp->resp.epsn, SIB_PSN_MASK));
+				  sib_psn_add(qp->resp.epsn,
+					      SIB_PSN_MASK - qp->resp.ack_lag));
 }
 
 static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
@@ -709,6 +727,10 @@ static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
 		if (flags & SIB_OPF_READ)
 			return;		/* epsn moved, responses follow */
 		qp->resp.epsn = sib_psn_add(qp->resp.epsn, 1);
+		if (flags & SIB_OPF_ATOMIC)
+			sib_resp_ack_lag(&qp->resp, 1);
+		else
+			qp->resp.ack_lag = 0;
 		if (pkt->ackreq && !(flags & SIB_OPF_ATOMIC))
 			sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
 					  pkt->psn);
@@ -717,6 +739,16 @@ static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
 		sib_counter_inc(qp->dev, SIB_CNT_RNR_NAK_SENT);
 		sib_resp_send_ack(qp, SIB_AETH_RNR_NAK | qp->min_rnr_timer,
 				  pkt->psn);
+		/*
+		 * The requester resends from this PSN after its RNR delay; the
+		 * packets it had sent behind it are dropped without a sequence
+		 * NAK for the same PSN. One NAK per gap, as for sequence errors
+		 * (IBTA 9.7.5.1.2): a second one tells the requester nothing
+		 * new, and one that retries at once on a sequence NAK (rdma_rxe)
+		 * counts it against retry_cnt: with retry_cnt 0 a single RNR
+		 * wait would end in IB_WC_RETRY_EXC_ERR.
+		 */
+		qp->resp.nak_sent = true;
 		return;
 	case SIB_RESP_NAK_INV:
 		code = SIB_NAK_INVALID_REQ;

@@ -328,6 +328,7 @@ struct sib_atom_res {
 struct sib_resp_state {
 	u32 epsn;
 	u32 msn;
+	u32 ack_lag;			/* PSNs of READs/atomics since the last SEND/WRITE */
 	bool nak_sent;
 	u8 cur;				/* 0, SIB_OPF_SEND or SIB_OPF_WRITE in progress */
 	bool have_rwqe;

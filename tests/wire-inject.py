@@ -55,7 +55,8 @@ CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'write_longer_than_reth', 'psn_ahead', 'psn_far',
          'pad_too_big', 'pad_unaligned', 'pad_no_payload', 'mid_not_full',
          'send_over_mtu', 'write_over_mtu', 'write_middle_unexpected', 'atomic_unaligned',
-         'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder']
+         'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder',
+         'send_resume_rnr', 'send_resume_mid', 'dup_ack_behind_read']
 MTU = 1024
 MRSZ = 4096
 SLOT = 2048         # receive buffer per receive WQE
@@ -516,6 +517,32 @@ class Cases:
               p1['data'] == b'R' * 32 and p2['data'] == b'R' * 32 and alive)
         return ok, f'first {fmt(s1)}, duplicate {fmt(s2)}, QP alive {alive}'
 
+    def case_dup_ack_behind_read(self):
+        """A duplicate SEND after a READ (one and three responses) and a FETCH_ADD: its ACK
+        names the newest SEND, never a PSN of the READs' responses or of the atomic ACK (a
+        requester may take such an ACK for the answer: rdma_rxe completes a READ whose
+        last PSN an ACK carries, without its data)."""
+        qp = self.t.qp(nrecv=2)
+        self.fill(byte=b'Q')
+        mr = self.t.mr
+        psn = qp.epsn
+        self.w.send(SEND_ONLY, qp.qp_num, psn, payload=b'before the reads')
+        a0, s0 = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        self.w.send(READ_REQ, qp.qp_num, psn + 1, reth(mr.buf, mr.rkey, 16))
+        self.w.send(READ_REQ, qp.qp_num, psn + 2, reth(mr.buf, mr.rkey, 2 * MTU + 8))
+        self.w.send(FETCH_ADD, qp.qp_num, psn + 5, atmeth(mr.buf + 256, mr.rkey, 1))
+        _, s1 = self.w.expect(lambda p: p['opcode'] == ATOMIC_ACK, self.a.wait)
+        self.w.drain()
+        self.w.send(SEND_ONLY, qp.qp_num, psn, payload=b'before the reads')
+        a1, s2 = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        qp.epsn += 6
+        alive = self.probe(qp)
+        wcs = self.t.poll(0.2 * self.a.slow)
+        ok = (a0 is not None and a0['psn'] == psn and a1 is not None and is_ack(a1) and
+              a1['psn'] == psn and alive and len(wcs) == 1 and wcs[0].status == 0)
+        return ok, f'first {fmt(s0)}, reads and atomic answered {fmt(s1)}, duplicate SEND ' \
+                   f'answered {fmt(s2)} (want an ACK at {psn}), QP alive {alive}'
+
     def case_dup_atomic(self):
         """A FETCH_ADD repeated: the duplicate gets the saved original value and is not
         executed again."""
@@ -674,6 +701,79 @@ class Cases:
         return self.dropped(((READ_REQ, qp.qp_num, qp.epsn),
                              dict(data=reth(mr.buf, mr.rkey, 8) + b'\0\0\0\0', pad=1)),
                             'rcvd_bad_hdr')
+
+    def msg3(self, qp, psn, tag, parts=(0, 1, 2)):
+        """Packets @parts of a 3-packet SEND (FIRST, MIDDLE: the path MTU each, LAST: 40
+        bytes) at PSN @psn.., the bytes of packet i made of @tag + i; returns the message."""
+        ops = (SEND_FIRST, SEND_MIDDLE, SEND_LAST)
+        body = [bytes([tag + i]) * (MTU if i < 2 else 40) for i in range(3)]
+        for i in parts:
+            self.w.send(ops[i], qp.qp_num, psn + i, payload=body[i], ackreq=i == 2)
+        return b''.join(body)
+
+    def case_send_resume_rnr(self):
+        """A 3-packet SEND whose FIRST finds no receive WQE: an RNR NAK at its PSN and
+        nothing else (the MIDDLE and LAST behind it are dropped without a second NAK for
+        the same PSN: rdma_rxe counts a sequence NAK against retry_cnt); the requester
+        resends the whole message after the RNR delay: ACKed at the LAST, one completion
+        with every byte (no invalid request NAK)."""
+        qp = self.t.qp(nrecv=0)
+        psn = qp.epsn
+        before = self.snap()
+        self.msg3(qp, psn, 0x41)
+        seen = self.w.collect(0.5 * self.a.slow)
+        rnr = [p for p in seen if p['opcode'] == ACK and p['syn'] & 0x60 == 0x20]
+        wcs0 = self.t.poll(0.05)
+        self.t.post_recv(qp, 8, 4096)
+        wrid, off = qp.recvs.pop(0)
+        msg = self.msg3(qp, psn, 0x41)
+        p, seen2 = self.w.expect(lambda p: p['opcode'] == ACK and p['psn'] == psn + 2,
+                                 self.a.wait)
+        wcs = self.t.poll(0.2 * self.a.slow)
+        qp.epsn += 3
+        alive = self.probe(qp)
+        ok = (len(rnr) == 1 and rnr[0]['psn'] == psn and len(seen) == 1 and not wcs0 and
+              p is not None and is_ack(p) and len(wcs) == 1 and wcs[0].status == 0 and
+              wcs[0].wr_id == wrid and wcs[0].byte_len == len(msg) and
+              self.t.rmr.read(len(msg), off) == msg and
+              self.counted(before, 'rnr_nak_sent') and alive)
+        return ok, f'first answers {fmt(seen)} (want only an RNR NAK at {psn}), after the ' \
+                   f'resend {fmt(seen2)}, completion ' + \
+                   (f'status {wcs[0].status} {wcs[0].byte_len} bytes' if len(wcs) == 1
+                    else f'count {len(wcs)}') + f', QP alive {alive}'
+
+    def case_send_resume_mid(self):
+        """Resumed in the middle (IBTA 9.7.5.1): a 3-packet SEND whose MIDDLE was lost
+        gets a sequence NAK at the MIDDLE's PSN and is completed by MIDDLE + LAST resent;
+        a second one has FIRST and MIDDLE repeated (duplicates, not placed again) before
+        its LAST. Two completions, every byte right, no invalid request NAK."""
+        qp = self.t.qp(nrecv=0)
+        self.t.post_recv(qp, 8, 4096)
+        self.t.post_recv(qp, 9, 4096)
+        (w1, off1), (w2, off2) = qp.recvs[:2]
+        psn = qp.epsn
+        self.msg3(qp, psn, 0x61, parts=(0, 2))
+        nak, seen = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        m1 = self.msg3(qp, psn, 0x61, parts=(1, 2))
+        a1, seen1 = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        m2 = self.msg3(qp, psn + 3, 0x71, parts=(0, 1))
+        self.msg3(qp, psn + 3, 0x71, parts=(0, 1, 2))
+        a2, seen2 = self.w.expect(lambda p: p['opcode'] == ACK and p['psn'] == psn + 5,
+                                  self.a.wait)
+        wcs = self.t.poll(0.3 * self.a.slow)
+        qp.epsn += 6
+        alive = self.probe(qp)
+        good = [w for w in wcs if w.status == 0]
+        ok = (nak is not None and nak['syn'] == SYN_NAK_SEQ and nak['psn'] == psn + 1 and
+              a1 is not None and is_ack(a1) and a1['psn'] == psn + 2 and
+              a2 is not None and is_ack(a2) and len(wcs) == 2 and len(good) == 2 and
+              [w.wr_id for w in wcs] == [w1, w2] and
+              [w.byte_len for w in wcs] == [len(m1), len(m2)] and
+              self.t.rmr.read(len(m1), off1) == m1 and self.t.rmr.read(len(m2), off2) == m2
+              and alive)
+        return ok, f'answers {fmt(seen)} / {fmt(seen1)} / {fmt(seen2)} (want NAK seq at ' \
+                   f'{psn + 1}, ACK {psn + 2}, ACK {psn + 5}), completions ' \
+                   f'{[(w.status, w.byte_len) for w in wcs]}, QP alive {alive}'
 
     def case_mid_not_full(self):
         """SEND FIRST with less than the path MTU of payload: invalid request NAK

@@ -29,7 +29,10 @@ Other checks, one "CHECK name PASS|FAIL" line each: the GID table and link of a 
 VLAN netdev, a GID of another netdev refused on it, its packets sent through the VLAN device,
 the device going away when its VLAN netdev is deleted under traffic, active MTU after each netdev MTU change, a path MTU above the active MTU refused at
 modify_qp, a path-MTU-4096 QP still working when the netdev MTU shrinks under it (its
-packets fragmented by IP), the capture runs, sib0 in the initial netns working beside the
+packets fragmented by IP), tools/load/sib-load between rxe0 and sib1 with rdma_rxe going
+back (rxe_rnr_retry_cnt0: RNR waits with retry_cnt 0 and no sequence NAK behind an RNR NAK;
+rxe_retry_faults, sib_retry_faults: netem loss, duplication and reordering, each direction),
+the capture runs, sib0 in the initial netns working beside the
 namespaced devices, namespaced devices gone with their namespaces, exclusive netns mode.
 Every result is also appended to FILE as "RESULT <name> ok|FAIL <detail>".
 --capture DIR: record a few short softib-rxe runs per family with dumpcap on vA into
@@ -90,7 +93,7 @@ cells() {
 		done
 	done
 }
-OTHER="vlan_netdev_gids vlan_netdev_foreign_gid_refused vlan_netdev_coexist vlan_netdev_tagged vlan_netdev_delete mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused mtu_shrink_in_flight capture coexist_init_netns netns_delete netns_exclusive"
+OTHER="vlan_netdev_gids vlan_netdev_foreign_gid_refused vlan_netdev_coexist vlan_netdev_tagged vlan_netdev_delete mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused mtu_shrink_in_flight rxe_rnr_retry_cnt0 rxe_retry_faults sib_retry_faults capture coexist_init_netns netns_delete netns_exclusive"
 if ((LIST)); then
 	cells | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
 	for o in $OTHER; do echo "$o"; done
@@ -428,6 +431,42 @@ f1=$(cat $cnt/send_ip_fragmented 2>/dev/null || echo 0)
 [[ $(active_mtu sib2) == 1024 ]] || why+=" active_mtu not 1024 at 1500;"
 if [[ -z $why ]]; then check mtu_shrink_in_flight ok "path MTU 4096 QP survives netdev MTU 9000 -> 1500, $((f1 - f0)) packets fragmented"
 else why=${why# }; check mtu_shrink_in_flight FAIL "${why%;}"; fi
+
+# ---------------------------------------------------------------- rdma_rxe retrying into softib
+# tools/load/sib-load (every byte and completion checked) with rdma_rxe's requester against
+# softib's responder while rdma_rxe has to go back: after RNR NAKs with retry_cnt 0 (a
+# sequence NAK behind an RNR NAK would cost rdma_rxe a retry it does not have; its local ACK
+# timer, which RNR NAKs do not restart, is made longer than the RNR wait), and under netem
+# loss, duplication and reordering on both sides of the veth (READs among the requests: an
+# ACK for a duplicate must not name a READ's PSN); then the other way round
+LOAD=$TOOLS/load/sib-load
+sibcnt() { sed -n "s/^counters *sib1: .*[ ]$2=+\([0-9]*\).*/\1/p" "$1" | head -1; }
+load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name=0 ..." of sib1
+	local name=$1 want=$2 f=$OUT/$1.load rc=0 w v why=""
+	shift 2
+	timeout -s KILL 180 "$LOAD" -m 1024 "$@" >"$f" 2>&1 || rc=$?
+	((rc == 0)) || why+=" sib-load exit $rc: $(grep -E '^(result|statuses)' "$f" | tr '\n' ' ');"
+	for w in $want; do
+		v=$(sibcnt "$f" "${w%[>=]*}")
+		case $w in
+		*\>0) ((${v:-0} > 0)) || why+=" sib1 ${w%>0} did not move;" ;;
+		*=0) ((${v:-1} == 0)) || why+=" sib1 ${w%=0} +${v:-?};" ;;
+		esac
+	done
+	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' ')"
+	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
+}
+modprobe sch_netem 2>/dev/null
+load_check rxe_rnr_retry_cnt0 "rnr_nak_sent>0 seq_nak_sent=0" -d rxe0 -D sib1 --one-way -q 1 -M 16K \
+	-n 40 --ops-mix send,send_imm,write_imm --recv-delay 1 --retry-cnt 0 --rnr-retry 7 --min-rnr-timer 10 \
+	--ack-timeout 20
+tc qdisc add dev vI root netem loss 3% duplicate 2% delay 1ms reorder 20% 50% &&
+	tc -n A qdisc add dev vA root netem loss 3% || check rxe_retry_faults FAIL "tc netem on vI/vA"
+load_check rxe_retry_faults "duplicate_request>0 seq_nak_sent>0" -d rxe0 -D sib1 --one-way -q 2 -M 64K \
+	-b 3M --ops-mix send,send_imm,write,write_imm,read
+load_check sib_retry_faults "retransmits>0" -d sib1 -D rxe0 --one-way -q 2 -M 64K -b 3M \
+	--ops-mix send,send_imm,write,write_imm,read
+tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
 
 # ---------------------------------------------------------------- capture
 # capture NAME CMD...: run CMD while dumpcap records vA (netns A) into $CAP/NAME.pcap
