@@ -195,14 +195,16 @@ static void sib_probe_arm(struct sib_qp *qp, bool restart)
 		return;
 	ns = sib_probe_ns(qp);
 	/*
-	 * Within the IBTA timer's period: at least one probe between two
-	 * expiries, so that one lost resend (or its ACK) does not cost a
-	 * retry; on a lossy path a retry each of which has only one chance
-	 * would run out of retry_cnt too often.
+	 * Within the local ACK timer's period as it runs (with its floors,
+	 * see sib_ack_timeout()): at least one probe between two expiries,
+	 * so that one lost resend (or its ACK) does not cost a retry; on a
+	 * lossy path a retry each of which has only one chance would run
+	 * out of retry_cnt too often. Half the nominal value alone would
+	 * undercut SIB_PROBE_MIN_US for a small timeout (timeout 4: 131 us)
+	 * and send everything in flight again every few hundred us.
 	 */
 	if (qp->timeout)
-		ns = min(ns, max(sib_ack_timeout_ns(qp),
-				 sib_ack_timeout_rtt_ns(qp)) / 2);
+		ns = min(ns, jiffies_to_nsecs(sib_ack_timeout(qp)) / 2);
 	hrtimer_start(&qp->probe_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 

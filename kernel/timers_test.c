@@ -377,6 +377,31 @@ static void sib_timers_test_probe_within_ack_timeout(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/*
+ * A small local ACK timeout (timeout 4: 4 x 65.5 us nominal) runs at the
+ * SIB_MIN_ACK_TIMEOUT_MS floor; the probe keeps its own 2 ms minimum and
+ * stays within half of that floor-raised period, fresh and backed off.
+ */
+static void sib_timers_test_probe_small_timeout(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 4);
+	u64 half = jiffies_to_nsecs(msecs_to_jiffies(SIB_MIN_ACK_TIMEOUT_MS)) / 2;
+	s64 left;
+	u32 probes;
+
+	for (probes = 0; probes <= 3; probes++) {
+		qp->req.win.probes = probes;
+		sib_timer_probe_rearm(qp);		/* backed off probes + 1 */
+		KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
+		left = ktime_to_ns(hrtimer_get_remaining(&qp->probe_timer));
+		KUNIT_EXPECT_GE_MSG(test, left,
+				    min_t(s64, 2000LL * NSEC_PER_USEC, half) -
+				    (s64)NSEC_PER_MSEC, "probes %u", probes);
+		KUNIT_EXPECT_LE_MSG(test, left, (s64)half, "probes %u", probes);
+	}
+	sib_tt_done(qp);
+}
+
 /* the send window: starts at 64, halves once per window, 2 after a timeout */
 static void sib_timers_test_window_loss(struct kunit *test)
 {
@@ -439,6 +464,7 @@ static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_ack_timeout_rtt_floor),
 	KUNIT_CASE(sib_timers_test_read_chunks),
 	KUNIT_CASE(sib_timers_test_probe_within_ack_timeout),
+	KUNIT_CASE(sib_timers_test_probe_small_timeout),
 	{}
 };
 
