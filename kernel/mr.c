@@ -400,7 +400,11 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 	struct sib_mr *mr;
 	int i;
 
-	if (!mc)
+	/*
+	 * an invalidated MR's key reads 0, which no valid key is (indices
+	 * start at 1): a key of 0 must never match one in the cache
+	 */
+	if (!mc || !key)
 		return sib_mr_get(dev, pd, key, access);
 	for (i = 0; i < SIB_MR_CACHE_SIZE; i++) {
 		mr = mc->mr[i];
