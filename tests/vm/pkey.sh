@@ -56,6 +56,26 @@ batch() { # FILE: run the cases of FILE in one process, output to $BOUT
 		L[$name]="${*:1:5}"
 		for kv in "$@"; do F[$name.${kv%%=*}]=${kv#*=}; done
 	done <"$BOUT"
+	# a set-up that failed at address resolution (seen once on the debug kernel: every
+	# case EINVAL at RTR/create_ah): the GID tables, routes and neighbours, for the log
+	if grep -q 'setup=\(modify_qp_rtr\|create_ah\)' "$BOUT"; then
+		echo "  | address state after a set-up failure:"
+		gid_dump | sed 's/^/  |   /'
+	fi
+}
+gid_dump() {
+	local d f i ns
+	for d in /sys/class/infiniband/sib[AB]; do
+		[[ -d $d ]] || continue
+		for f in "$d"/ports/1/gids/*; do
+			i=${f##*/}
+			[[ $(cat "$f" 2>/dev/null) == 0000:0000:0000:0000:0000:0000:0000:0000 ]] && continue
+			echo "${d##*/} gid $i $(cat "$f" 2>/dev/null) $(cat "$d/ports/1/gid_attrs/types/$i" 2>/dev/null) $(cat "$d/ports/1/gid_attrs/ndevs/$i" 2>/dev/null)"
+		done
+	done
+	for ns in pkA pkB; do
+		echo "$ns: $(ip -n $ns -br addr | paste -sd';') | route $(ip -n $ns route | paste -sd';') | neigh $(ip -n $ns neigh | paste -sd';')"
+	done
 }
 
 # ------------------------------------------------------------------ setup
