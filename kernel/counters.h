@@ -13,6 +13,7 @@
 	X(RCVD_PKTS,		"rcvd_pkts")		\
 	X(LOOPBACK_PKTS,	"loopback_pkts")	\
 	X(LOOPBACK_ACKS,	"loopback_acks")	\
+	X(LOOPBACK_DIRECT,	"loopback_direct")	\
 	X(ZCOPY_PKTS,		"zero_copy_pkts")	\
 	X(ZCOPY_READ_PKTS,	"zero_copy_read_pkts")	\
 	X(DROP_HDR,		"rcvd_bad_hdr")		\

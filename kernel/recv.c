@@ -160,6 +160,33 @@ static void sib_rcv_mcast(struct sib_dev *dev, struct sk_buff *skb)
 	kfree_skb(skb);		/* NULL when the last QP took it */
 }
 
+/**
+ * sib_pkt_init() - fill a request's or response's packet info from its BTH
+ * @skb: packet, data at the BTH, the whole header of its opcode linear
+ * @paylen: payload bytes (without pad and ICRC)
+ * @loopback: it never left this device
+ * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ *
+ * Context: any. The header's validity is the caller's to check.
+ */
+void sib_pkt_init(struct sk_buff *skb, u32 paylen, bool loopback, u8 net_type)
+{
+	const struct sib_bth *bth = (const struct sib_bth *)skb->data;
+	struct sib_pkt *pkt = sib_pkt(skb);
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = bth->opcode;
+	pkt->hdr_len = sib_opcode(bth->opcode)->hdr_len;
+	pkt->paylen = paylen;
+	pkt->psn = sib_bth_psn(bth);
+	pkt->qpn = sib_bth_qpn(bth);
+	pkt->ackreq = sib_bth_ackreq(bth);
+	pkt->se = sib_bth_se(bth);
+	pkt->loopback = loopback;
+	pkt->net_type = net_type;
+	pkt->pkey = sib_bth_pkey(bth);
+}
+
 /*
  * @skb->data at the BTH, network and transport headers set; @sender: see
  * sib_rcv_to_qp()
@@ -207,22 +234,12 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	/* the engines read headers at skb->data, payload with skb_copy_bits */
 	if (!pskb_may_pull(skb, info->hdr_len))
 		goto bad_hdr;
-	bth = (struct sib_bth *)skb->data;
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->opcode = bth->opcode;
-	pkt->hdr_len = info->hdr_len;
-	pkt->paylen = skb->len - info->hdr_len - pad - SIB_ICRC_LEN;
-	pkt->psn = sib_bth_psn(bth);
-	pkt->qpn = sib_bth_qpn(bth);
-	pkt->ackreq = sib_bth_ackreq(bth);
-	pkt->se = sib_bth_se(bth);
-	pkt->loopback = loopback;
-	pkt->net_type = ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
-						    RDMA_NETWORK_IPV6;
+	sib_pkt_init(skb, skb->len - info->hdr_len - pad - SIB_ICRC_LEN,
+		     loopback, ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
+							   RDMA_NETWORK_IPV6);
 	if (!(info->flags & SIB_OPF_PAYLOAD) && (pkt->paylen || pad))
 		goto bad_hdr;
 	/* port P_Key check (IBTA 10.9.3) before anything else looks at it */
-	pkt->pkey = sib_bth_pkey(bth);
 	if (!sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
@@ -320,43 +337,80 @@ static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
 }
 
 /**
+ * sib_loop_target() - the RC QP of this device an RC QP's packet goes to
+ * @qp: sending RC QP whose path is loopback
+ *
+ * The checks a packet of @qp would meet on its way to the destination
+ * QP without building it: the sender's P_Key, the port's P_Key table,
+ * the destination QP and its type and P_Key (IBTA 10.9.3).
+ * Context: the QP's work. Return: the destination QP, referenced (put it
+ * with sib_qp_put()), or NULL when one of the checks fails or @qp is no
+ * loopback RC QP: the caller then sends a packet, whose path counts
+ * the drop.
+ */
+struct sib_qp *sib_loop_target(struct sib_qp *qp)
+{
+	struct sib_dev *dev = qp->dev;
+	u16 pkey = sib_qp_pkey(qp);
+	struct sib_qp *rqp;
+
+	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC ||
+	    !sib_pkey_valid(pkey) || !sib_pkey_port_accepts(&dev->pkey, pkey))
+		return NULL;
+	rqp = qp->task_nested ? NULL : sib_rcv_loop_peer(qp, qp->dest_qpn);
+	if (!rqp)
+		rqp = sib_qp_get(dev, qp->dest_qpn);
+	if (!rqp)
+		return NULL;
+	if (rqp->ibqp.qp_type != IB_QPT_RC ||
+	    !sib_pkey_match(pkey, sib_qp_pkey(rqp))) {
+		sib_qp_put(rqp);
+		return NULL;
+	}
+	return rqp;
+}
+
+/**
  * sib_ack_xmit_loopback() - send a plain ACK to a QP of this device
  * @qp: responding RC QP whose path is loopback
- * @syn: AETH syndrome, of the ACK class
+ * @syn: AETH syndrome
  * @psn: BTH PSN
  *
- * No packet is built, sent or parsed: the ACK's PSN and syndrome go
- * into the requester's lb_ack slot, which its round takes before the
- * packets in rxq. The checks a packet would meet are made here: the
- * sender's P_Key, the port's P_Key table, the destination QP and its
- * type and P_Key (IBTA 10.9.3). Only while the slot is free and rxq is
- * empty, so that the order of acknowledgements and responses stays that
- * of the wire; otherwise the caller sends a packet.
+ * No packet is built, sent or parsed. While @qp answers a request handed
+ * to it directly (loop.c) the answer, ACK or NAK, goes back to that
+ * requester at once (qp->lb_answer). Otherwise a plain ACK's PSN and
+ * syndrome go into the requester's lb_ack slot, which its round takes
+ * before the packets in rxq, after the checks of sib_loop_target(); only
+ * while the slot is free and rxq is empty, so that the order of
+ * acknowledgements and responses stays that of the wire; otherwise (and
+ * for NAKs) the caller sends a packet.
  * Context: the QP's work. Return: true when the ACK was taken (or
  * dropped and counted), false when the caller must send it as a packet.
  */
 bool sib_ack_xmit_loopback(struct sib_qp *qp, u8 syn, u32 psn)
 {
 	struct sib_dev *dev = qp->dev;
-	u16 pkey = sib_qp_pkey(qp);
 	struct sib_qp *rqp;
 	unsigned long flags;
 	bool taken;
 
-	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC ||
-	    (syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK ||
-	    !sib_pkey_valid(pkey) || !sib_pkey_port_accepts(&dev->pkey, pkey))
-		return false;	/* the packet path counts what it drops */
-	rqp = qp->task_nested ? NULL : sib_rcv_loop_peer(qp, qp->dest_qpn);
-	if (!rqp)
-		rqp = sib_qp_get(dev, qp->dest_qpn);
-	if (!rqp)
-		return false;
-	if (rqp->ibqp.qp_type != IB_QPT_RC ||
-	    !sib_pkey_match(pkey, sib_qp_pkey(rqp))) {
-		sib_qp_put(rqp);
-		return false;
+	if (qp->lb_answer) {
+		/* the answer to a request handed over directly (loop.c) */
+		qp->lb_answer->valid = true;
+		qp->lb_answer->syn = syn;
+		qp->lb_answer->psn = psn;
+		trace_sib_pkt_xmit(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
+		sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+		sib_counter_inc(dev, SIB_CNT_LOOPBACK_ACKS);
+		sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
+		trace_sib_pkt_rcv(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
+		return true;
 	}
+	if ((syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK)
+		return false;
+	rqp = sib_loop_target(qp);
+	if (!rqp)
+		return false;	/* the packet path counts what it drops */
 	spin_lock_irqsave(&rqp->rxq.lock, flags);
 	taken = !rqp->lb_ack_valid && skb_queue_empty(&rqp->rxq);
 	if (taken) {

@@ -14,6 +14,7 @@
 #include "mw.h"
 #include "net.h"
 #include "recv.h"
+#include "loop.h"
 #include "timers.h"
 
 enum sib_req_step {
@@ -398,7 +399,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	/* UC is never acknowledged: no window to respect (IBTA 9.8.2) */
 	u32 inflight = uc ? 0 : sib_req_inflight(qp);
 	const struct sib_opcode_info *info;
-	bool first = off == 0, last, ackreq;
+	bool first = off == 0, last, ackreq, direct;
 	struct sk_buff *skb;
 	struct sib_bth *bth;
 	u8 opcode, pad;
@@ -479,6 +480,10 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		ieth = cpu_to_be32(key);
 		memcpy(skb->data + info->off_ieth, &ieth, SIB_IETH_LEN);
 	}
+	/* a whole SEND or WRITE with nothing before it outstanding */
+	direct = first && last && qp->av.loopback &&
+		 qp->ibqp.qp_type == IB_QPT_RC && qp->sq.comp == qp->sq.req &&
+		 !(info->flags & SIB_OPF_AWRITE);
 	if (!uc)
 		sib_win_sent(qp, qp->req.psn, ackreq);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
@@ -487,6 +492,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		qp->req.off = 0;
 		qp->sq.req++;
 	}
+	if (direct && sib_loop_direct(qp, skb, paylen))
+		return SIB_REQ_SENT;
 	sib_pkt_xmit(qp, &qp->av, skb);
 	if (!uc) {
 		sib_timer_retrans_arm(qp);

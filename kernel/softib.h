@@ -363,6 +363,17 @@ enum sib_qp_flag_bits {
 	SIB_QPF_ARM,			/* requests sent, timers not started yet */
 };
 
+/*
+ * struct sib_lb_answer - the ACK or NAK a request delivered directly to a
+ * QP of the same device received (loop.c), taken by the responder's
+ * sib_ack_xmit_loopback() instead of a packet
+ */
+struct sib_lb_answer {
+	bool valid;
+	u8 syn;				/* AETH syndrome */
+	u32 psn;
+};
+
 struct sib_qp {
 	struct ib_qp ibqp;
 	struct sib_dev *dev;
@@ -407,6 +418,8 @@ struct sib_qp {
 	bool lb_ack_valid;
 	u8 lb_ack_syn;			/* AETH syndrome */
 	u32 lb_ack_psn;
+	/* set while the runner hands this QP a request directly (loop.c) */
+	struct sib_lb_answer *lb_answer;
 	struct work_struct work;
 	spinlock_t task_lock;		/* task_running, task_pending */
 	bool task_running;
@@ -416,6 +429,9 @@ struct sib_qp {
 	struct sib_mr_cache mr_cache;	/* owned by the running round */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
+	bool direct_served;		/* a direct request was answered (loop.c) */
+	/* the runner's task while it runs loop_peer between rounds (task.c) */
+	struct task_struct *task_gap;
 	u8 linger_misses;		/* lingers in a row without a post */
 	u8 linger_skips;		/* opportunities skipped since (task.c) */
 	unsigned long flags;

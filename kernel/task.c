@@ -132,7 +132,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	enum ib_qp_state state = sib_qp_state(qp);
 	struct sk_buff_head batch;
 	struct sk_buff *skb;
-	int n, sent = 0;
+	int n, n_req, sent = 0;
 	bool ack;
 	u32 psn;
 	u8 syn;
@@ -164,7 +164,11 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
-	sent += sib_req_run(qp, SIB_WORK_BUDGET);
+	n_req = sib_req_run(qp, SIB_WORK_BUDGET);
+	/* a request answered and then one sent: the reply needs no wait */
+	if (n_req)
+		qp->task_served = false;
+	sent += n_req;
 	if (state == IB_QPS_SQD)
 		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
 	*bulk = sent >= SIB_WORK_BUDGET;
@@ -261,6 +265,59 @@ static bool sib_task_enter(struct sib_qp *qp)
 	return run;
 }
 
+/**
+ * sib_task_claim() - become a QP's runner for one direct delivery
+ * @qp: QP the caller holds a reference on
+ * @will_run: the caller runs @qp after releasing it (sib_qp_run_after(),
+ *	      even when sib_task_release() returns false): a user send
+ *	      queue then stays without doorbells until that run's end
+ *
+ * Never waits. The caller's own run of @qp counts when it is between two
+ * rounds running its loop peer (the caller is that peer's run, nested):
+ * @qp's state is then at rest and only this task touches it.
+ * Context: a sleepable task, no locks.
+ * Return: %SIB_CLAIM_NONE when another context runs @qp, %SIB_CLAIM_TAKEN
+ * when the caller now runs it (end with sib_task_release()),
+ * %SIB_CLAIM_OWN when the caller's own run holds it already.
+ */
+enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
+{
+	unsigned long flags;
+	bool taken;
+
+	if (READ_ONCE(qp->task_gap) == current)
+		return SIB_CLAIM_OWN;
+	spin_lock_irqsave(&qp->task_lock, flags);
+	taken = !qp->task_running;
+	if (taken) {
+		qp->task_running = true;
+		/* a run follows: posts until then need no doorbell */
+		if (will_run && sib_sq_user(qp))
+			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
+	}
+	spin_unlock_irqrestore(&qp->task_lock, flags);
+	return taken ? SIB_CLAIM_TAKEN : SIB_CLAIM_NONE;
+}
+
+/**
+ * sib_task_release() - end a runner role taken by sib_task_claim()
+ * @qp: QP
+ *
+ * Context: a sleepable task, no locks. Return: true when another context
+ * asked for a round meanwhile; the caller must then run or poke @qp.
+ */
+bool sib_task_release(struct sib_qp *qp)
+{
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&qp->task_lock, flags);
+	qp->task_running = false;
+	pending = qp->task_pending;
+	spin_unlock_irqrestore(&qp->task_lock, flags);
+	return pending;
+}
+
 /* end a round; true when the runner stops (nothing more to do) */
 static bool sib_task_done(struct sib_qp *qp, bool more, bool last)
 {
@@ -307,7 +364,9 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 	if (!sib_task_enter(qp))
 		return;
 	qp->task_nested = nested;
-	qp->task_served = false;
+	/* a request handed over directly counts as one this run answered */
+	qp->task_served = qp->direct_served;
+	qp->direct_served = false;
 	for (i = 1; ; i++) {
 		bool more, last;
 
@@ -315,7 +374,10 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		more = sib_qp_round(qp, &bulk);
 		sib_mr_cache_drop(&qp->mr_cache);
+		/* between rounds: the peer may hand this QP requests directly */
+		WRITE_ONCE(qp->task_gap, current);
 		sib_qp_run_peer(qp);
+		WRITE_ONCE(qp->task_gap, NULL);
 		/* what the peer answered now (its ACK) is for the next round */
 		if (!more)
 			more = !skb_queue_empty_lockless(&qp->rxq) ||
