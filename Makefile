@@ -7,9 +7,9 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 DESTDIR ?=
 
-.PHONY: all module module-debug provider load perf pkey wire install deps demo check check-vm clean help
+.PHONY: all module module-debug provider load perf pkey wire loop install deps demo check check-vm clean help
 
-all: module provider load perf pkey wire
+all: module provider load perf pkey wire loop
 
 help:
 	@echo "make [all]      build softib.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
@@ -19,6 +19,7 @@ help:
 	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse: helpers of tools/bench)"
 	@echo "make pkey       only tools/sib-pkey (P_Key tables) and tests/pkey/pkey-traffic"
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
+	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make module-debug  softib.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
@@ -51,6 +52,8 @@ pkey:
 	$(MAKE) -C tests/pkey
 wire:
 	$(MAKE) -C tests/ring-tamper
+loop:
+	$(MAKE) -C tests/loop
 
 install: all
 	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
@@ -79,4 +82,5 @@ clean:
 	-$(MAKE) -C tools/sib-pkey clean
 	-$(MAKE) -C tests/pkey clean
 	-$(MAKE) -C tests/ring-tamper clean
+	-$(MAKE) -C tests/loop clean
 	rm -rf build/check build/debug

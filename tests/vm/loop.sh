@@ -1,0 +1,106 @@
+#!/bin/bash
+# loop.sh: the same-device loopback fast path (kernel/loop.c) over one softib device: it is
+# taken (the loopback_direct counter rises by the messages sent), data and completions are
+# right, and the cases the responder refuses (RNR, a bad R_Key, a too long SEND) end as on
+# the packet path.  Meant to run inside a tools/vm-run guest.
+set -euo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/loop.sh [--dev DEV] [--results FILE] [--iters N] [--list]
+
+Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results):
+  loop_data       tests/loop/loop-check: N one-packet SEND / SEND+imm / inline SEND / WRITE /
+                  WRITE+imm of 1..1024 B between two QPs of DEV, both ways, one at a time;
+                  every byte and completion checked; loopback_direct must rise by >= N
+  loop_rnr        a SEND before its receive (rnr_retry 7) arrives; rnr_nak_sent rises
+  loop_rnr_exc    the same with rnr_retry 0: IBV_WC_RNR_RETRY_EXC_ERR
+  loop_bad_rkey   a WRITE with a wrong R_Key: IBV_WC_REM_ACCESS_ERR, target untouched
+  loop_too_long   a SEND longer than the receive: REM_INV_REQ_ERR / LOC_LEN_ERR
+  loop_pingpong   ibv_rc_pingpong -s 512 -n 500 --chk (two processes); loopback_direct
+                  rises by >= 500
+  loop_send_lat   ib_send_lat -s 2 -n 1000 (two processes); loopback_direct rises by >= 1000
+  loop_write_lat  ib_write_lat -s 2 -n 1000; loopback_direct rises by >= 1000
+Exit status 0 iff all ok.
+USAGE
+}
+DEV=sib0 RESULTS=/dev/null ITERS=2000 TMO=${PROGRAM_TIMEOUT:-180}
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--list) echo loop_data loop_rnr loop_rnr_exc loop_bad_rkey loop_too_long loop_pingpong loop_send_lat loop_write_lat; exit 0 ;;
+	--dev) DEV=${2:?}; shift 2 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--iters) ITERS=${2:?}; shift 2 ;;
+	*) echo "loop.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+CHECK=$HERE/../loop/loop-check
+[[ -x $CHECK ]] || { echo "loop.sh: $CHECK not built (make loop)" >&2; exit 2; }
+OUT=$(mktemp -d /tmp/loop.XXXXXX)
+CNT=/sys/class/infiniband/$DEV/ports/1/hw_counters
+PORT=18700
+nok=0 nfail=0
+
+result() { # name ok|FAIL detail
+	echo "RESULT $1 $2 ${3:-}"
+	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+}
+cnt() { cat "$CNT/$1"; }
+GID=$("$TOOLS/roce-gid-index" "$DEV")
+
+# loop-check: one process, two QPs
+d0=$(cnt loopback_direct) r0=$(cnt rnr_nak_sent)
+rc=0; timeout -s KILL "$TMO" "$CHECK" -d "$DEV" -g "$GID" -n "$ITERS" >"$OUT/check" 2>&1 || rc=$?
+cat "$OUT/check"
+d=$(($(cnt loopback_direct) - d0)) r=$(($(cnt rnr_nak_sent) - r0))
+for c in data rnr rnr_exc bad_rkey too_long; do
+	line=$(grep "^CASE $c " "$OUT/check" || true)
+	read -r _ _ st detail <<<"$line" || true
+	why=""
+	[[ ${st:-} == ok ]] || why="${detail:-no result (exit $rc)}"
+	[[ $c == data && -z $why ]] && ((d < ITERS)) && why="loopback_direct +$d, not >= $ITERS"
+	[[ $c == rnr && -z $why ]] && ((r < 1)) && why="rnr_nak_sent +$r"
+	if [[ -z $why ]]; then
+		case $c in
+		data) result loop_$c ok "$ITERS messages checked, loopback_direct +$d" ;;
+		rnr) result loop_$c ok "rnr_nak_sent +$r" ;;
+		*) result loop_$c ok ;;
+		esac
+	else
+		result loop_$c FAIL "$why"
+	fi
+done
+
+# two processes: the nested runs hand requests to each other
+pair() { # NAME MIN-DIRECT CHECK-REGEX ARGS...: server ARGS, client ARGS + address
+	local name=$1 min=$2 re=$3 spid src=0 crc=0 d0 d why=""
+	shift 3
+	PORT=$((PORT + 1))
+	d0=$(cnt loopback_direct)
+	timeout -s KILL "$TMO" "$@" -p $PORT >"$OUT/$name.s" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	timeout -s KILL "$TMO" "$@" -p $PORT 10.0.2.15 >"$OUT/$name.c" 2>&1 || crc=$?
+	wait $spid || src=$?
+	d=$(($(cnt loopback_direct) - d0))
+	echo "== $name: $* (server exit $src, client exit $crc, loopback_direct +$d)"
+	tail -n 4 "$OUT/$name.c"
+	((src == 0 && crc == 0)) || why="exit server $src client $crc; "
+	grep -Eq "$re" "$OUT/$name.c" || why+="no result line /$re/; "
+	((d >= min)) || why+="loopback_direct +$d, not >= $min"
+	if [[ -z $why ]]; then result "$name" ok "loopback_direct +$d"
+	else result "$name" FAIL "${why%; }"; fi
+}
+pair loop_pingpong 500 '^512000 bytes in ' \
+	ibv_rc_pingpong -d "$DEV" -g "$GID" -s 512 -n 500 --chk
+pair loop_send_lat 1000 '^ 2 +1000 ' ib_send_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000
+pair loop_write_lat 1000 '^ 2 +1000 ' ib_write_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000
+rm -rf "$OUT"
+echo "loop: $nok/$((nok + nfail)) ok on $DEV"
+((nfail == 0))
