@@ -36,6 +36,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "mcast.h"
+#include "doorbell.h"
 
 /*
  * The active MTU is the largest IB MTU whose packets fit the netdev MTU
@@ -203,7 +204,7 @@ static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC;
+	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC | SIB_UCTX_RESP_F_DB_IOCTL;
 	resp.cqe_size = SIB_CQE_SIZE;
 	resp.send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
 	resp.recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
@@ -393,6 +394,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &sib_dev_ops);
+	ibdev->driver_def = sib_uapi_defs;	/* the ioctl doorbell */
 }
 
 /**

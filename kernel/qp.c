@@ -866,6 +866,27 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 }
 
 /**
+ * sib_qp_sq_doorbell() - a user send doorbell: take new WQEs and run
+ * @qp: QP
+ *
+ * What both doorbells (the zero-WR post_send command and the ioctl
+ * method of doorbell.c) do: copy the WQEs published in the SQ ring into
+ * the shadow (sib_sq_fetch()) and run the QP's engines inline.
+ * Context: process; the caller holds a reference on @qp (the uverbs
+ * object lock). Return: 0, -EINVAL when @qp is not a user QP with a
+ * send queue ring (XRC target, kernel QP).
+ */
+int sib_qp_sq_doorbell(struct sib_qp *qp)
+{
+	if (!qp->is_user || !qp->sq.ring.hdr)
+		return -EINVAL;
+	sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
+	sib_sq_fetch(qp);
+	sib_qp_run(qp, false);
+	return 0;
+}
+
+/**
  * sib_post_send() - ib_device_ops.post_send
  * @ibqp: QP
  * @wr: kernel WR list; NULL for a user QP's doorbell
@@ -889,10 +910,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
-		sib_sq_fetch(qp);
-		sib_qp_run(qp, false);
-		return 0;
+		return sib_qp_sq_doorbell(qp);
 	}
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {

@@ -11,6 +11,7 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sib_qp_sq_doorbell(struct sib_qp *qp);
 int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
 
 enum {
@@ -20,8 +22,8 @@ enum {
 		IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
 
-/* Ring the SQ doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
-static int sib_sq_doorbell(struct sib_qp *qp)
+/* The old doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
+static int sib_sq_doorbell_write(struct sib_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct ib_uverbs_post_send_resp resp;
@@ -35,6 +37,35 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 	cmd.qp_handle = ibqp->handle;
 	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
 	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/*
+ * Ring the SQ doorbell: the SIB_METHOD_QP_DOORBELL ioctl when the kernel
+ * offers it (SIB_UCTX_RESP_F_DB_IOCTL, see softib-abi.h), else the
+ * post_send command.
+ */
+static int sib_sq_doorbell(struct sib_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+
+	if (!to_sib_ctx(ibqp->context)->db_ioctl)
+		return sib_sq_doorbell_write(qp);
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_QP;
+	req.hdr.method_id = SIB_METHOD_QP_DOORBELL;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = SIB_ATTR_QP_DOORBELL_HANDLE;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.data = ibqp->handle;
+	if (ioctl(ibqp->context->cmd_fd, RDMA_VERBS_IOCTL, &req))
 		return errno ? errno : EIO;
 	return 0;
 }

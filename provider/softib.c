@@ -404,6 +404,14 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	SIB_CTX_OP(resize_cq),
 };
 
+/* the environment variable @name is set to @value */
+static int sib_env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
+}
+
 static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 					       int cmd_fd, void *private_data)
 {
@@ -439,6 +447,8 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->recv_wqe_hdr_size = resp.drv.recv_wqe_hdr_size;
 	ctx->max_inline_data = resp.drv.max_inline_data;
 	ctx->ring_magic = !!(resp.drv.comp_mask & SIB_UCTX_RESP_F_RING_MAGIC);
+	ctx->db_ioctl = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_IOCTL) &&
+			!sib_env_is("SOFTIB_DOORBELL", "write");
 	pthread_mutex_init(&ctx->caps_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);

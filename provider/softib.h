@@ -105,6 +105,7 @@ struct sib_context {
 	uint32_t recv_wqe_hdr_size;
 	uint32_t max_inline_data;
 	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
+	int db_ioctl;			/* SIB_UCTX_RESP_F_DB_IOCTL, not forced off */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
 	enum ibv_atomic_cap atomic_cap;

@@ -23,6 +23,7 @@
 #define SOFTIB_ABI_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>	/* UVERBS_ID_NS_SHIFT, UVERBS_OBJECT_QP */
 
 /* ib_device.uverbs_abi_ver; the provider accepts exactly this value. */
 #define SIB_UVERBS_ABI_VERSION 1
@@ -206,6 +207,33 @@ struct sib_cqe {
 
 /* comp_mask of struct sib_alloc_ucontext_resp */
 #define SIB_UCTX_RESP_F_RING_MAGIC	(1U << 0)	/* ring headers carry SIB_RING_MAGIC */
+#define SIB_UCTX_RESP_F_DB_IOCTL	(1U << 1)	/* SIB_METHOD_QP_DOORBELL exists */
+
+/*
+ * The ioctl doorbell (announced by SIB_UCTX_RESP_F_DB_IOCTL): a driver
+ * method of the QP object, called with the RDMA_VERBS_IOCTL ioctl on the
+ * uverbs command fd: struct ib_uverbs_ioctl_hdr { .length = header + one
+ * attribute, .object_id = UVERBS_OBJECT_QP, .method_id =
+ * SIB_METHOD_QP_DOORBELL, .num_attrs = 1, .driver_id = SIB_DRIVER_ID }
+ * followed by struct ib_uverbs_attr { .attr_id =
+ * SIB_ATTR_QP_DOORBELL_HANDLE, .len = 0, .data = the QP's handle }.
+ * It does what the zero-WR post_send command does (fetch the WQEs
+ * published in the SQ ring, run the QP) at a fraction of the cost: no
+ * command or response copies, no WR buffer. The core looks the handle
+ * up in the calling file's own objects, so a process reaches only its own
+ * QPs. Errors (errno of ioctl()): ENOENT a handle that names no object
+ * of this context, EINVAL one that names another kind of object or a QP
+ * without a send ring (XRC target), EBUSY the QP is being destroyed,
+ * EIO the device went away (disassociated). A kernel without the bit
+ * answers EPROTONOSUPPORT; providers then use the post_send command.
+ */
+enum sib_qp_methods {
+	SIB_METHOD_QP_DOORBELL = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_qp_doorbell_attrs {
+	SIB_ATTR_QP_DOORBELL_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
 
 struct sib_alloc_ucontext_resp {
 	__u32 comp_mask;		/* SIB_UCTX_RESP_F_* */

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sib-doorbell: tests and cost of softib's send doorbells (the ioctl
+ * method SIB_METHOD_QP_DOORBELL and the zero-WR post_send command, see
+ * include/uapi/rdma/softib-abi.h), on two RC QPs of DEV connected to each
+ * other (loopback).
+ *
+ *   sib-doorbell -d DEV [-g GIDX] cases        checked cases, RESULT lines
+ *   sib-doorbell -d DEV [-g GIDX] bench [N]    cost of one doorbell of each kind
+ *   sib-doorbell -d DEV [-g GIDX] hold         set up, print READY, wait for a line on
+ *                                              stdin (the device is taken away meanwhile),
+ *                                              then check that both doorbells and
+ *                                              ibv_post_send fail with EIO
+ *
+ * cases prints "RESULT doorbell_<case> ok|FAIL <detail>" per case and exits 0 iff all
+ * are ok; bench prints "doorbell ioctl X us/call, write Y us/call (N calls each)".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/softib-abi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DIE(...) do { fprintf(stderr, "sib-doorbell: " __VA_ARGS__); \
+		      fprintf(stderr, "\n"); exit(2); } while (0)
+
+static const char *dev_name;
+static int gidx = 1, nfail;
+
+struct pair {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr;
+	char buf[64];
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		DIE("cannot open %s", dev_name);
+	return ctx;
+}
+
+static void to_rts(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		DIE("modify to INIT failed");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		DIE("modify to RTR failed");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		DIE("modify to RTS failed");
+}
+
+static void pair_setup(struct pair *p)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	union ibv_gid gid;
+
+	p->ctx = open_dev();
+	if (ibv_query_gid(p->ctx, 1, gidx, &gid))
+		DIE("query_gid %d failed", gidx);
+	p->pd = ibv_alloc_pd(p->ctx);
+	p->cq = ibv_create_cq(p->ctx, 32, NULL, NULL, 0);
+	if (!p->pd || !p->cq)
+		DIE("pd/cq failed");
+	p->mr = ibv_reg_mr(p->pd, p->buf, sizeof(p->buf),
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ia.send_cq = ia.recv_cq = p->cq;
+	p->qa = ibv_create_qp(p->pd, &ia);
+	p->qb = ibv_create_qp(p->pd, &ia);
+	if (!p->mr || !p->qa || !p->qb)
+		DIE("mr/qp failed");
+	to_rts(p->qa, p->qb->qp_num, &gid);
+	to_rts(p->qb, p->qa->qp_num, &gid);
+}
+
+/* one signaled SEND qa -> qb with its receive; 0 or the failing step's errno */
+static int pair_send(struct pair *p)
+{
+	struct ibv_sge s = { (uintptr_t)p->buf, 8, p->mr->lkey };
+	struct ibv_sge r = { (uintptr_t)p->buf + 32, 8, p->mr->lkey };
+	struct ibv_recv_wr rw = { .sg_list = &r, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	double t0 = now_us();
+	struct ibv_wc wc;
+	int got = 0, n, err;
+
+	err = ibv_post_recv(p->qb, &rw, &brw);
+	if (err)
+		return err;
+	err = ibv_post_send(p->qa, &sw, &bsw);
+	if (err)
+		return err;
+	while (got < 2) {
+		n = ibv_poll_cq(p->cq, 1, &wc);
+		if (n < 0)
+			return EIO;
+		if (n && wc.status != IBV_WC_SUCCESS)
+			return EREMOTEIO;
+		got += n;
+		if (now_us() - t0 > 10e6)
+			return ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* the ioctl doorbell on @fd for object @handle: 0 or errno */
+static int ring_ioctl(int fd, uint32_t handle)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_QP;
+	req.hdr.method_id = SIB_METHOD_QP_DOORBELL;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = SIB_ATTR_QP_DOORBELL_HANDLE;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.data = handle;
+	return ioctl(fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+}
+
+/* the old doorbell, a zero-WR post_send command: 0 or errno */
+static int ring_write(int fd, uint32_t handle)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.qp_handle = handle;
+	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	return write(fd, &req, sizeof(req)) == sizeof(req) ? 0 : errno;
+}
+
+static long long counter(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev_name, name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lld", &v) != 1)
+		DIE("cannot read %s", path);
+	fclose(f);
+	return v;
+}
+
+struct snap { long long db, dbi; };
+
+static struct snap snap(void)
+{
+	/* the core caches hw_counters for their lifespan (10 ms by default) */
+	usleep(50000);
+	return (struct snap){ counter("sq_doorbells"),
+			      counter("sq_doorbells_ioctl") };
+}
+
+static void result(const char *name, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void result(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("RESULT doorbell_%s %s ", name, ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	nfail += !ok;
+}
+
+/* a refused ring: errno @want, no counter moved, the pair still works */
+static void refused(const char *name, struct pair *p, int fd, uint32_t handle,
+		    int want)
+{
+	struct snap a = snap(), b;
+	int err = ring_ioctl(fd, handle), err2;
+
+	b = snap();
+	err2 = pair_send(p);
+	result(name, err == want && a.db == b.db && a.dbi == b.dbi && !err2,
+	       "handle %u: %s (want %s), sq_doorbells +%lld, sq_doorbells_ioctl +%lld, "
+	       "a SEND afterwards: %s", handle, strerror(err), strerror(want),
+	       b.db - a.db, b.dbi - a.dbi, err2 ? strerror(err2) : "ok");
+}
+
+static int cases(void)
+{
+	struct pair p, w;
+	struct ibv_context *other;
+	struct ibv_pd *opd;
+	struct snap a, b;
+	int err, i, dupfd;
+
+	pair_setup(&p);
+
+	/* the provider rings the ioctl doorbell: every doorbell is one */
+	a = snap();
+	for (i = 0, err = 0; i < 20 && !err; i++)
+		err = pair_send(&p);
+	b = snap();
+	result("provider_uses_ioctl", !err && b.db - a.db > 0 &&
+	       b.dbi - a.dbi == b.db - a.db,
+	       "20 SENDs: %s, sq_doorbells +%lld, sq_doorbells_ioctl +%lld",
+	       err ? strerror(err) : "ok", b.db - a.db, b.dbi - a.dbi);
+
+	/* a raw ring of a valid QP is counted once in each counter */
+	a = snap();
+	err = ring_ioctl(p.ctx->cmd_fd, p.qa->handle);
+	b = snap();
+	result("ring_valid", !err && b.db - a.db == 1 && b.dbi - a.dbi == 1,
+	       "%s, sq_doorbells +%lld, sq_doorbells_ioctl +%lld",
+	       err ? strerror(err) : "ok", b.db - a.db, b.dbi - a.dbi);
+
+	refused("bogus_handle", &p, p.ctx->cmd_fd, 0x7ffff0u, ENOENT);
+	refused("cq_handle", &p, p.ctx->cmd_fd, p.cq->handle, EINVAL);
+	/* another context of the same device cannot reach this one's QP */
+	other = open_dev();
+	opd = ibv_alloc_pd(other);
+	if (!opd)
+		DIE("alloc_pd failed");
+	refused("other_context", &p, other->cmd_fd, p.qa->handle, ENOENT);
+	ibv_dealloc_pd(opd);
+	ibv_close_device(other);
+
+	/* SOFTIB_DOORBELL=write forces the post_send command */
+	setenv("SOFTIB_DOORBELL", "write", 1);
+	pair_setup(&w);
+	unsetenv("SOFTIB_DOORBELL");
+	a = snap();
+	for (i = 0, err = 0; i < 20 && !err; i++)
+		err = pair_send(&w);
+	b = snap();
+	result("forced_write", !err && b.db - a.db > 0 && b.dbi == a.dbi,
+	       "20 SENDs with SOFTIB_DOORBELL=write: %s, sq_doorbells +%lld, "
+	       "sq_doorbells_ioctl +%lld", err ? strerror(err) : "ok",
+	       b.db - a.db, b.dbi - a.dbi);
+	a = snap();
+	err = ring_write(w.ctx->cmd_fd, w.qa->handle);
+	b = snap();
+	result("ring_write", !err && b.db - a.db == 1 && b.dbi == a.dbi,
+	       "post_send command: %s, sq_doorbells +%lld, sq_doorbells_ioctl +%lld",
+	       err ? strerror(err) : "ok", b.db - a.db, b.dbi - a.dbi);
+
+	/*
+	 * The command fd outliving the provider's context: a dup of it keeps
+	 * the uverbs file, its ucontext and its QPs; ringing through it after
+	 * ibv_close_device works, closing it frees everything (klog and
+	 * kmemleak checked by the harness).
+	 */
+	dupfd = dup(w.ctx->cmd_fd);
+	if (dupfd < 0)
+		DIE("dup failed");
+	ibv_close_device(w.ctx);
+	err = ring_ioctl(dupfd, w.qa->handle);
+	i = ring_ioctl(dupfd, 0x7ffff0u);
+	close(dupfd);
+	result("dup_after_close", !err && i == ENOENT,
+	       "ring through a dup of the closed context's fd: %s, bogus handle: %s",
+	       err ? strerror(err) : "ok", strerror(i));
+	return nfail ? 1 : 0;
+}
+
+static int bench(int n)
+{
+	struct pair p;
+	double t0, ti, tw;
+	int i;
+
+	pair_setup(&p);
+	for (i = 0; i < 200; i++)	/* warm up (TCG translates first) */
+		if (ring_ioctl(p.ctx->cmd_fd, p.qa->handle) ||
+		    ring_write(p.ctx->cmd_fd, p.qa->handle))
+			DIE("ring failed");
+	t0 = now_us();
+	for (i = 0; i < n; i++)
+		ring_ioctl(p.ctx->cmd_fd, p.qa->handle);
+	ti = now_us() - t0;
+	t0 = now_us();
+	for (i = 0; i < n; i++)
+		ring_write(p.ctx->cmd_fd, p.qa->handle);
+	tw = now_us() - t0;
+	printf("doorbell ioctl %.2f us/call, write %.2f us/call (%d calls each)\n",
+	       ti / n, tw / n, n);
+	return 0;
+}
+
+static int hold(void)
+{
+	struct ibv_sge s;
+	struct ibv_send_wr sw = { .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bsw;
+	struct pair p;
+	char line[64];
+	int ei, ew, ep;
+
+	pair_setup(&p);
+	s = (struct ibv_sge){ (uintptr_t)p.buf, 8, p.mr->lkey };
+	if (pair_send(&p))
+		DIE("SEND before the removal failed");
+	printf("READY\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		DIE("no line on stdin");
+	ei = ring_ioctl(p.ctx->cmd_fd, p.qa->handle);
+	ew = ring_write(p.ctx->cmd_fd, p.qa->handle);
+	ep = ibv_post_send(p.qa, &sw, &bsw);
+	result("after_removal", ei == EIO && ew == EIO && ep == EIO,
+	       "ioctl doorbell %s, post_send command %s, ibv_post_send %s (want EIO)",
+	       strerror(ei), strerror(ew), strerror(ep));
+	/* the objects are gone in the kernel; the destroys must not crash */
+	ibv_destroy_qp(p.qa);
+	ibv_destroy_qp(p.qb);
+	ibv_dereg_mr(p.mr);
+	ibv_destroy_cq(p.cq);
+	ibv_dealloc_pd(p.pd);
+	ibv_close_device(p.ctx);
+	return nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "d:g:")) != -1) {
+		switch (c) {
+		case 'd': dev_name = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		default: goto usage;
+		}
+	}
+	if (!dev_name || optind >= argc)
+		goto usage;
+	if (!strcmp(argv[optind], "cases"))
+		return cases();
+	if (!strcmp(argv[optind], "bench"))
+		return bench(optind + 1 < argc ? atoi(argv[optind + 1]) : 2000);
+	if (!strcmp(argv[optind], "hold"))
+		return hold();
+usage:
+	fprintf(stderr, "usage: sib-doorbell -d DEV [-g GIDX] cases|bench [N]|hold\n");
+	return 2;
+}

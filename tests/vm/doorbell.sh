@@ -1,0 +1,150 @@
+#!/bin/bash
+# doorbell.sh: softib's send doorbells (the ioctl method SIB_METHOD_QP_DOORBELL and the
+# zero-WR post_send command it replaces, include/uapi/rdma/softib-abi.h). Meant to run
+# inside a tools/vm-run guest with softib loaded (sib0 on eth0).
+set -uo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/doorbell.sh [--ko FILE] [--bound SEC] [--results FILE] [--bench N]
+
+Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE):
+  provider_uses_ioctl, ring_valid, bogus_handle, cq_handle, other_context, forced_write,
+  ring_write, dup_after_close   tests/doorbell/sib-doorbell cases on sib0 (see there)
+  rc_pingpong          unmodified ibv_rc_pingpong: every doorbell is an ioctl one
+  rc_pingpong_write    the same with SOFTIB_DOORBELL=write: no ioctl doorbell, it works
+  link_delete          a process holds QPs on a device over a veth; rdma link delete
+                       returns within the bound; then its doorbells (both kinds) and
+                       ibv_post_send fail with EIO and it exits cleanly
+  rmmod                the same with rmmod softib (the doorbell pins nothing: rmmod
+                       succeeds while the process holds the device); softib is loaded
+                       again with sib0 on eth0 at the end
+Then the cost of one doorbell of each kind (sib-doorbell bench, --bench N calls, default
+2000; printed, not judged). Exit status 0 iff all cases are ok.
+--ko: the softib.ko to insmod again (default \$VM_SOFTIB_KO, else ./softib.ko).
+USAGE
+}
+KO=${VM_SOFTIB_KO:-$PWD/softib.ko} BOUND=60 RESULTS=/dev/null BENCH=2000
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--ko) KO=${2:?}; shift 2 ;;
+	--bound) BOUND=${2:?}; shift 2 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--bench) BENCH=${2:?}; shift 2 ;;
+	*) echo "doorbell.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+DB=$HERE/../doorbell/sib-doorbell
+OUT=$(mktemp -d /tmp/doorbell.XXXXXX)
+NIC=eth0 NICADDR=10.0.2.15 VA=10.78.0.1
+nok=0 nfail=0 summary=()
+
+result() { # name ok|FAIL detail
+	echo "RESULT doorbell_$1 $2 ${3:-}"
+	echo "RESULT doorbell_$1 $2 ${3:-}" >>"$RESULTS"
+	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
+	summary+=("$1 $2")
+}
+gid() { "$TOOLS/roce-gid-index" --addr "$2" "$1"; }
+wait_gid() {
+	local i
+	for i in $(seq 100); do gid "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
+	return 1
+}
+cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+wait_listen() {
+	local i
+	for i in $(seq 200); do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+g=$(gid sib0 $NICADDR)
+# ---------------------------------------------------------------- sib-doorbell cases
+"$DB" -d sib0 -g "$g" cases >"$OUT/cases" 2>&1
+grep -v "^RESULT" "$OUT/cases"
+for c in provider_uses_ioctl ring_valid bogus_handle cq_handle other_context forced_write \
+	 ring_write dup_after_close; do
+	r=$(grep "^RESULT doorbell_$c " "$OUT/cases" | head -1)
+	if [[ -n $r ]]; then
+		read -r _ _ st detail <<<"$r"
+		result "$c" "$st" "$detail"
+	else
+		result "$c" FAIL "no result (sib-doorbell: $(tail -1 "$OUT/cases"))"
+	fi
+done
+
+# ---------------------------------------------------------------- unmodified programs
+# pingpong [ENV...]: ibv_rc_pingpong server + client on sib0; sets pp_rc, d_db, d_dbi
+pingpong() {
+	local s c port=$((18700 + RANDOM % 100)) db0 dbi0
+	db0=$(cnt sib0 sq_doorbells) dbi0=$(cnt sib0 sq_doorbells_ioctl)
+	env "$@" ibv_rc_pingpong -d sib0 -g "$g" -p $port -n 200 >"$OUT/pp.s" 2>&1 & s=$!
+	wait_listen $port $s
+	env "$@" timeout 120 ibv_rc_pingpong -d sib0 -g "$g" -p $port -n 200 $NICADDR >"$OUT/pp.c" 2>&1
+	pp_rc=$?
+	wait $s || pp_rc=$((pp_rc ? pp_rc : 1))
+	d_db=$(($(cnt sib0 sq_doorbells) - db0)) d_dbi=$(($(cnt sib0 sq_doorbells_ioctl) - dbi0))
+	grep -h "iters in" "$OUT/pp.c" || tail -3 "$OUT/pp.s" "$OUT/pp.c"
+}
+pingpong
+d="exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi"
+((pp_rc == 0 && d_db > 0 && d_dbi == d_db)) && result rc_pingpong ok "$d" || result rc_pingpong FAIL "$d"
+pingpong SOFTIB_DOORBELL=write
+d="SOFTIB_DOORBELL=write: exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi"
+((pp_rc == 0 && d_db > 0 && d_dbi == 0)) && result rc_pingpong_write ok "$d" || result rc_pingpong_write FAIL "$d"
+
+# ---------------------------------------------------------------- the device taken away
+# removal NAME CMD...: sib-doorbell hold on sibdb (veth dbv0), then CMD; the process must
+# then see EIO from both doorbells and ibv_post_send and exit 0
+removal() {
+	local name=$1 why="" detail="" pid t0 t1 rc st line; shift
+	ip link add dbv0 type veth peer name dbv1 && ip addr add $VA/24 dev dbv0 &&
+		ip link set dbv0 up && ip link set dbv1 up &&
+		rdma link add sibdb type softib netdev dbv0 && wait_gid sibdb $VA || why+=" setup failed;"
+	if [[ -z $why ]]; then
+		rm -f "$OUT/hold.fifo"; mkfifo "$OUT/hold.fifo"
+		"$DB" -d sibdb -g "$(gid sibdb $VA)" hold <"$OUT/hold.fifo" >"$OUT/hold" 2>&1 & pid=$!
+		exec {w}>"$OUT/hold.fifo"
+		for _ in $(seq 300); do grep -q READY "$OUT/hold" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+		if grep -q READY "$OUT/hold"; then
+			t0=$(date +%s.%N)
+			timeout "$BOUND" "$@"; rc=$?
+			t1=$(date +%s.%N)
+			detail+=" $* rc $rc in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }')s;"
+			((rc == 0)) || why+=" '$*' failed or hung;"
+			[[ -e /sys/class/infiniband/sibdb ]] && why+=" sibdb still there;"
+		else
+			why+=" sib-doorbell hold did not get ready: $(tail -1 "$OUT/hold");"
+		fi
+		echo go >&$w; exec {w}>&-
+		st=0
+		for _ in $(seq $((BOUND * 10))); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+		if kill -0 $pid 2>/dev/null; then
+			why+=" sib-doorbell hung;"; kill -9 $pid
+		fi
+		wait $pid || st=$?
+		line=$(grep "^RESULT doorbell_after_removal" "$OUT/hold")
+		detail+=" ${line#RESULT doorbell_after_removal } exit $st;"
+		[[ $line == "RESULT doorbell_after_removal ok"* && $st == 0 ]] || why+=" process side: $(tail -2 "$OUT/hold" | tr '\n' ' ');"
+	fi
+	rdma link delete sibdb 2>/dev/null
+	ip link delete dbv0 2>/dev/null
+	if [[ -z $why ]]; then result "$name" ok "$detail"; else result "$name" FAIL "$why$detail"; fi
+}
+removal link_delete rdma link delete sibdb
+removal rmmod rmmod softib
+[[ -d /sys/module/softib ]] || insmod "$KO" || echo "doorbell.sh: insmod $KO failed"
+[[ -e /sys/class/infiniband/sib0 ]] || rdma link add sib0 type softib netdev $NIC
+
+# ---------------------------------------------------------------- cost (printed only)
+wait_gid sib0 $NICADDR && "$DB" -d sib0 -g "$(gid sib0 $NICADDR)" bench "$BENCH"
+
+rm -rf "$OUT"
+echo "doorbell: $nok/$((nok + nfail)) ok: ${summary[*]}"
+((nfail == 0))
