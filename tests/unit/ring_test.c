@@ -5,6 +5,7 @@
  * live in ordinary memory (the test plays the kernel), and the doorbell
  * command, which is written to a pipe standing in for the uverbs fd.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <endian.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static void test_ring_math(void)
 /* A QP whose rings are plain memory; cmd_fd is a pipe the test reads. */
 struct t_qp {
 	struct sib_qp qp;
-	struct verbs_context vctx;
+	struct sib_context sctx;	/* db_ioctl 0: the post_send command */
 	int pipefd[2];
 };
 
@@ -54,8 +55,8 @@ static void t_qp_init(struct t_qp *t, enum ibv_qp_type qpt)
 	memset(t, 0, sizeof(*t));
 	if (pipe(t->pipefd))
 		abort();
-	t->vctx.context.cmd_fd = t->pipefd[1];
-	t->qp.vqp.qp.context = &t->vctx.context;
+	t->sctx.vctx.context.cmd_fd = t->pipefd[1];
+	t->qp.vqp.qp.context = &t->sctx.vctx.context;
 	t->qp.vqp.qp.qp_type = qpt;
 	t->qp.vqp.qp.state = IBV_QPS_RTS;
 	t->qp.vqp.qp.handle = 77;
@@ -320,6 +321,30 @@ static void test_post_send_ring(void)
 		  cmd.qp_handle == 77 && cmd.wr_count == 0 && cmd.sge_count == 0 &&
 		  cmd.wqe_size == sizeof(struct ib_uverbs_send_wr) && cmd.response,
 		  "doorbell is a zero-WR POST_SEND write of %zu bytes", sizeof(cmd));
+
+	/*
+	 * the ioctl doorbell (SIB_UCTX_RESP_F_DB_IOCTL): no command on the fd;
+	 * a pipe has no such ioctl, and its errno is post_send's
+	 */
+	t.sctx.db_ioctl = 1;
+	rh->kernel_idle = 1;
+	wr[0].next = NULL;
+	ret = sib_post_send(&t.qp.vqp.qp, &wr[0], &bad);
+	t.sctx.db_ioctl = 0;
+	SIB_CHECK(ret == ENOTTY && rh->producer == 11,
+		  "ioctl doorbell taken, its errno returned (%d)", ret);
+	/* take that WQE back: the cases below start from producer 10 */
+	t.qp.sq.ring.idx = 10;
+	rh->producer = 10;
+	{
+		int fl = fcntl(t.pipefd[0], F_GETFL);
+
+		fcntl(t.pipefd[0], F_SETFL, fl | O_NONBLOCK);
+		SIB_CHECK(read(t.pipefd[0], &cmd, sizeof(cmd)) < 0 && errno == EAGAIN,
+			  "no post_send command written");
+		fcntl(t.pipefd[0], F_SETFL, fl);
+	}
+	wr[0].next = &wr[1];
 
 	/* wrong state and a bad WR in the middle of a list */
 	t.qp.vqp.qp.state = IBV_QPS_INIT;

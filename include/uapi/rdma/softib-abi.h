@@ -65,7 +65,8 @@ struct sib_ring_hdr {
 	/*
 	 * Send queues only, written by the kernel: non-zero while the
 	 * kernel is not fetching from this ring, i.e. the provider must ring
-	 * the doorbell (a zero-WR post_send command) after publishing new
+	 * the doorbell (SIB_METHOD_QP_DOORBELL, or a zero-WR post_send
+	 * command) after publishing new
 	 * WQEs. Protocol: provider stores producer, full barrier, loads
 	 * kernel_idle; kernel stores kernel_idle = 1, full barrier, reloads
 	 * producer.
