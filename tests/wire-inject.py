@@ -23,7 +23,7 @@ import sys
 import time
 
 from scapy.contrib.roce import BTH
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import IP, UDP, fragment
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -56,7 +56,9 @@ CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'pad_too_big', 'pad_unaligned', 'pad_no_payload', 'mid_not_full',
          'send_over_mtu', 'write_over_mtu', 'write_middle_unexpected', 'atomic_unaligned',
          'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder',
-         'send_resume_rnr', 'send_resume_mid', 'dup_ack_behind_read']
+         'send_resume_rnr', 'send_resume_mid', 'dup_ack_behind_read',
+         'read_va_wrap', 'write_va_wrap', 'read_2g', 'read_over_2g', 'zero_len_any_rkey',
+         'send_inv_user_mr', 'ip_fragments', 'nak_rem_op']
 MTU = 1024
 MRSZ = 4096
 SLOT = 2048         # receive buffer per receive WQE
@@ -640,6 +642,107 @@ class Cases:
         return self.naked(lambda qp: dict(opcode=0x17, qpn=qp.qp_num, psn=qp.epsn,
                                           hdrs=struct.pack('>I', 0x7654321),
                                           payload=b'i' * 16), SYN_NAK_INV)
+
+    def case_read_va_wrap(self):
+        """READ whose RETH address + length wraps around 2^64 (the MR's R_Key): a range
+        check done in 64 bits without the carry would pass it."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=READ_REQ, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(0xffffffffffffff00, mr.rkey, 0x200)),
+                          SYN_NAK_ACC)
+
+    def case_write_va_wrap(self):
+        """WRITE of 16 bytes at 2^64 - 8 with the MR's R_Key."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=WRITE_ONLY, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(0xfffffffffffffff8, mr.rkey, 16),
+                                          payload=b'X' * 16), SYN_NAK_ACC)
+
+    def case_read_2g(self):
+        """READ of 2^31 bytes (the largest message) from a 4 KiB MR: remote access error,
+        no response stream."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=READ_REQ, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(mr.buf, mr.rkey, 0x80000000)), SYN_NAK_ACC)
+
+    def case_read_over_2g(self):
+        """READ with a DMA length of 2^32 - 1, beyond the 2^31 message limit: invalid
+        request."""
+        mr = self.t.mr
+        return self.naked(lambda qp: dict(opcode=READ_REQ, qpn=qp.qp_num, psn=qp.epsn,
+                                          hdrs=reth(mr.buf, mr.rkey, 0xffffffff)), SYN_NAK_INV)
+
+    def case_zero_len_any_rkey(self):
+        """Zero-length READ and WRITE with an R_Key and address that name nothing: no
+        memory is touched, so no key is checked (IBTA 9.4.3.1, 9.4.4.1): an empty READ
+        RESPONSE ONLY and an ACK, the QP alive."""
+        qp = self.t.qp(nrecv=1)
+        psn = qp.epsn
+        self.w.send(READ_REQ, qp.qp_num, psn, reth(0x1234, 0xdead00, 0))
+        self.w.send(WRITE_ONLY, qp.qp_num, psn + 1, reth(0x1234, 0xdead00, 0))
+        seen = self.w.collect(0.5 * self.a.slow)
+        qp.epsn += 2
+        rr = [p for p in seen if p['opcode'] == READ_RESP_ONLY and p['psn'] == psn]
+        ack = [p for p in seen if p['opcode'] == ACK and p['psn'] == psn + 1 and is_ack(p)]
+        alive = self.probe(qp)
+        ok = len(rr) == 1 and rr[0]['data'] == b'' and len(ack) == 1 and alive
+        return ok, f'answers {fmt(seen)}, QP alive {alive}'
+
+    def case_send_inv_user_mr(self):
+        """SEND with Invalidate naming the R_Key of an MR registered by the user (not a
+        fast-registration MR nor a type 2 window, IBTA 10.6.7.2.5): invalid request, and
+        the MR keeps its key (a later WRITE with it is placed)."""
+        mr = self.t.mr
+        ok1, d1 = self.naked(lambda qp: dict(opcode=0x17, qpn=qp.qp_num, psn=qp.epsn,
+                                             hdrs=struct.pack('>I', mr.rkey),
+                                             payload=b'i' * 16), SYN_NAK_INV)
+        qp = self.t.qp(nrecv=0)
+        self.w.send(WRITE_ONLY, qp.qp_num, qp.epsn, reth(mr.buf, mr.rkey, 8), b'stillok!')
+        p, seen = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        qp.epsn += 1
+        ok2 = p is not None and is_ack(p) and self.mem(ln=8) == b'stillok!'
+        return ok1 and ok2, f'{d1}; WRITE with the key afterwards: {fmt(seen)}, ' \
+            f'memory {self.mem(ln=8)!r}'
+
+    def case_ip_fragments(self):
+        """A WRITE ONLY of 1000 bytes sent as IPv4 fragments of at most 296 bytes (the
+        receive path sees one reassembled datagram, a chain of skbs): ACKed, every byte
+        placed."""
+        qp = self.t.qp(nrecv=0)
+        mr = self.t.mr
+        self.fill()
+        data = bytes(range(250)) * 4
+        f = Ether(bytes(Ether(dst=self.w.maca, src=self.w.macb) /
+                        IP(src=self.a.ipb, dst=self.a.ipa, ttl=64, flags=0) /
+                        UDP(sport=0xc123, dport=4791, chksum=0) /
+                        BTH(opcode=WRITE_ONLY, padcount=0, pkey=0xffff, dqpn=qp.qp_num,
+                            ackreq=1, psn=qp.epsn) /
+                        Raw(reth(mr.buf + 16, mr.rkey, len(data)) + data)))
+        frags = fragment(f[IP], fragsize=296)
+        for fr in frags:
+            self.w.send_raw(bytes(Ether(dst=self.w.maca, src=self.w.macb) / fr))
+        p, seen = self.w.expect(lambda p: p['opcode'] == ACK, self.a.wait)
+        qp.epsn += 1
+        placed = self.mem(ln=1032) == b'\x5a' * 16 + data + b'\x5a' * 16
+        ok = p is not None and is_ack(p) and p['psn'] == qp.epsn - 1 and placed
+        return ok, f'{len(frags)} fragments, answer {fmt(seen)}, ' \
+            f'memory {"as sent" if placed else "WRONG"}'
+
+    def case_nak_rem_op(self):
+        """Requester side: a SEND answered with NAK remote operational error (0x63)
+        completes with IBV_WC_REM_OP_ERR, once."""
+        qp = self.t.qp(nrecv=0)
+        self.w.drain()
+        qp.qp.post_send(SendWR(wr_id=91, opcode=e.IBV_WR_SEND, num_sge=1,
+                               sg=[SGE(self.t.rmr.buf, 64, self.t.rmr.lkey)]))
+        req, seen = self.w.expect(lambda p: p['opcode'] == SEND_ONLY and p['psn'] == 5000,
+                                  self.a.wait)
+        if not req:
+            return False, f'no SEND on the wire ({fmt(seen)})'
+        self.w.send(ACK, qp.qp_num, 5000, struct.pack('>I', 0x63 << 24 | 1))
+        st = [w.status for w in self.t.poll(1.0 * self.a.slow) if w.wr_id == 91]
+        return st == [e.IBV_WC_REM_OP_ERR], \
+            f'statuses {st} (want [{int(e.IBV_WC_REM_OP_ERR)}])'
 
     def case_write_longer_than_reth(self):
         mr = self.t.mr
