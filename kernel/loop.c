@@ -24,6 +24,7 @@
 #include "comp.h"
 #include "hdr.h"
 #include "mr.h"
+#include "net.h"
 #include "qp.h"
 #include "recv.h"
 #include "resp.h"
@@ -65,39 +66,112 @@ static void sib_loop_answer(struct sib_qp *qp, const struct sib_lb_answer *ans)
 		sib_timer_retrans_arm(qp);
 }
 
-/**
- * sib_loop_direct() - hand a request to a QP of this device directly
- * @qp: requester: an RC QP with a loopback path and nothing outstanding
- *	before this request
- * @skb: the request, one whole SEND or RDMA WRITE message (BTH and other
- *	 headers written, data at the BTH); @qp's state already counts it
- *	 as sent
- * @paylen: its payload bytes
- *
- * Context: @qp's run, a sleepable task, no locks.
- * Return: true when the request was delivered and @skb consumed (the
- * answer is taken, or the retransmit timer armed as for a packet); false
- * when it must be sent as a packet, @skb untouched.
- */
-bool sib_loop_direct(struct sib_qp *qp, struct sk_buff *skb, u32 paylen)
-{
-	struct sib_lb_answer ans = {};
-	struct sib_dev *dev = qp->dev;
-	enum sib_claim claim;
-	struct sib_qp *rqp;
-	struct sib_pkt *pkt;
-	bool served;
+/* request bytes (BTH to ICRC) a QP's reused request buffer holds */
+#define SIB_LOOP_SKB_LEN	320
 
-	rqp = sib_loop_target(qp);
+/**
+ * sib_loop_claim() - may @qp hand its next request to the responder directly?
+ * @qp: requester: an RC QP with a loopback path and nothing outstanding,
+ *	about to send a whole SEND or RDMA WRITE message in one packet
+ * @lp: filled in; lp->rqp is NULL when the request must go as a packet
+ *
+ * Finds the destination QP as a packet would (sib_loop_target()) and
+ * becomes its runner (sib_task_claim()) when nothing is queued for it.
+ * A claim ends with sib_loop_deliver() or sib_loop_cancel().
+ * Context: @qp's run, a sleepable task, no locks. Return: true when
+ * claimed.
+ */
+bool sib_loop_claim(struct sib_qp *qp, struct sib_loop *lp)
+{
+	struct sib_qp *rqp = sib_loop_target(qp);
+
+	lp->rqp = NULL;
 	if (!rqp)
 		return false;
-	claim = sib_task_claim(rqp, !qp->task_nested);
-	if (claim == SIB_CLAIM_NONE || !sib_loop_quiet(rqp)) {
-		if (claim == SIB_CLAIM_TAKEN)
+	lp->claim = sib_task_claim(rqp, !qp->task_nested);
+	if (lp->claim == SIB_CLAIM_NONE || !sib_loop_quiet(rqp)) {
+		if (lp->claim == SIB_CLAIM_TAKEN)
 			sib_loop_unclaim(qp, rqp);
 		sib_qp_put(rqp);
 		return false;
 	}
+	lp->rqp = rqp;
+	return true;
+}
+
+/**
+ * sib_loop_cancel() - give back a claim: the request could not be built
+ * @qp: requester
+ * @lp: from sib_loop_claim(); lp->rqp may be NULL
+ *
+ * Context: @qp's run, a sleepable task, no locks.
+ */
+void sib_loop_cancel(struct sib_qp *qp, struct sib_loop *lp)
+{
+	if (!lp->rqp)
+		return;
+	if (lp->claim == SIB_CLAIM_TAKEN)
+		sib_loop_unclaim(qp, lp->rqp);
+	sib_qp_put(lp->rqp);
+	lp->rqp = NULL;
+}
+
+/**
+ * sib_loop_skb() - the requester's reused buffer for a direct request
+ * @qp: requester, holding a claim of sib_loop_claim()
+ * @len: bytes from the BTH to the end of the ICRC
+ *
+ * A request handed over directly never reaches the network stack, so
+ * one buffer per QP serves them all, with no allocation per request.
+ * Context: @qp's run. Return: the buffer with @len (stale) bytes and a
+ * reference for the caller, which sib_loop_deliver() (or kfree_skb())
+ * consumes; NULL when it is too small or out of memory (allocate one).
+ */
+struct sk_buff *sib_loop_skb(struct sib_qp *qp, unsigned int len)
+{
+	struct sk_buff *skb = qp->loop_skb;
+
+	if (len > SIB_LOOP_SKB_LEN)
+		return NULL;
+	if (skb && !sib_skb_reuse(qp->dev, skb, len)) {
+		qp->loop_skb = NULL;
+		kfree_skb(skb);
+		skb = NULL;
+	}
+	if (!skb) {
+		skb = sib_skb_alloc(qp->dev, SIB_LOOP_SKB_LEN);
+		if (!skb || !sib_skb_reuse(qp->dev, skb, len)) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		qp->loop_skb = skb;
+	}
+	return skb_get(skb);
+}
+
+/**
+ * sib_loop_deliver() - hand a request to the responder claimed for it
+ * @qp: requester; its state already counts the request as sent
+ * @lp: from sib_loop_claim(), with lp->rqp set; ended here
+ * @skb: the request, one whole SEND or RDMA WRITE message (BTH and other
+ *	 headers written, data at the BTH); consumed
+ * @paylen: its payload bytes
+ *
+ * The responder handles it as a received packet (sib_resp_rcv()); its
+ * answer, ACK or NAK, goes to @qp's completer at once. Without an answer
+ * (the responder dropped it) the retransmit timer is armed as for a
+ * packet.
+ * Context: @qp's run, a sleepable task, no locks.
+ */
+void sib_loop_deliver(struct sib_qp *qp, struct sib_loop *lp,
+		      struct sk_buff *skb, u32 paylen)
+{
+	struct sib_qp *rqp = lp->rqp;
+	struct sib_lb_answer ans = {};
+	struct sib_dev *dev = qp->dev;
+	struct sib_pkt *pkt;
+	bool served;
+
 	sib_pkt_init(skb, paylen, true, qp->av.net_type);
 	pkt = sib_pkt(skb);
 	served = pkt->ackreq;
@@ -110,13 +184,13 @@ bool sib_loop_direct(struct sib_qp *qp, struct sk_buff *skb, u32 paylen)
 	sib_resp_rcv(rqp, skb);
 	rqp->lb_answer = NULL;
 	sib_mr_cache_drop(&rqp->mr_cache);
-	if (claim == SIB_CLAIM_TAKEN) {
+	if (lp->claim == SIB_CLAIM_TAKEN) {
 		/* its run lingers for the reply, as after a packet */
 		if (!qp->task_nested)
 			rqp->direct_served = served;
 		sib_loop_unclaim(qp, rqp);
 	}
 	sib_qp_put(rqp);
+	lp->rqp = NULL;
 	sib_loop_answer(qp, &ans);
-	return true;
 }

@@ -203,6 +203,13 @@ void sib_net_fini(void)
 	unregister_pernet_subsys(&sib_net_ops);
 }
 
+/* room in front of the BTH for the link layer, IP and UDP headers */
+static unsigned int sib_skb_head(struct sib_dev *dev)
+{
+	return LL_RESERVED_SPACE(dev->ndev) + sizeof(struct ipv6hdr) +
+	       sizeof(struct udphdr);
+}
+
 /**
  * sib_skb_alloc() - allocate a packet with room for all outer headers
  * @dev: device (for the link layer reserve)
@@ -219,8 +226,7 @@ void sib_net_fini(void)
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
-	unsigned int head = LL_RESERVED_SPACE(dev->ndev) +
-			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	unsigned int head = sib_skb_head(dev);
 	unsigned int size = SKB_DATA_ALIGN(head + len) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb = NULL;
@@ -241,6 +247,32 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 	skb_reserve(skb, head);
 	skb_put(skb, len);
 	return skb;
+}
+
+/**
+ * sib_skb_reuse() - make a packet of sib_skb_alloc() new again
+ * @dev: device it was allocated for
+ * @skb: the packet, which never went to the network stack
+ * @len: bytes from the BTH to the end of the ICRC
+ *
+ * For a buffer that is only handed around inside softib (see loop.c):
+ * its data starts where sib_skb_alloc() put it and holds @len bytes,
+ * whose contents are stale.
+ * Context: any. Return: true, or false when @skb cannot be reused (it
+ * is shared, has fragments or is too small).
+ */
+bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len)
+{
+	unsigned int head = sib_skb_head(dev);
+
+	if (skb_shared(skb) || skb_cloned(skb) || skb_is_nonlinear(skb) ||
+	    head + len > skb_end_offset(skb))
+		return false;
+	skb->data = skb->head + head;
+	skb_reset_tail_pointer(skb);
+	skb->len = 0;
+	skb_put(skb, len);
+	return true;
 }
 
 /**

@@ -40,6 +40,7 @@ void sib_udp_put(struct sib_udp *u);
 int sib_net_init(void);
 void sib_net_fini(void);
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len);
+bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len);
 int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n);
 void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		       struct sk_buff *skb, u16 sport);

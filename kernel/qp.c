@@ -243,6 +243,8 @@ static void sib_qp_free_queues(struct sib_qp *qp)
 	sib_ring_free(&qp->rq.ring);
 	vfree(qp->sq.shadow);
 	qp->sq.shadow = NULL;
+	kfree_skb(qp->loop_skb);
+	qp->loop_skb = NULL;
 }
 
 static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,

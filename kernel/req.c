@@ -71,17 +71,24 @@ static int sib_req_payload(struct sib_qp *qp, struct sib_swqe *sw, u32 off,
  * referenced as page fragments (the WQE completes only after the peer's
  * ACK, so the pages are not reused while a packet may need them); inline
  * data, kernel MRs, small payloads and lists of too many pieces are
- * copied. Return: the packet, NULL when out of memory (try again later),
- * ERR_PTR(-EINVAL/-EFAULT) for an SGE that does not work.
+ * copied; a request handed over directly (@direct, see loop.c) goes into
+ * the QP's reused buffer. Return: the packet, NULL when out of memory
+ * (try again later), ERR_PTR(-EINVAL/-EFAULT) for an SGE that does not
+ * work.
  */
 static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 				      u32 off, unsigned int hdr_len, u32 len,
-				      u8 *pad)
+				      u8 *pad, bool direct)
 {
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	int err;
 
 	*pad = (4 - (len & 3)) & 3;
+	/* a request handed over directly goes in the QP's reused buffer */
+	if (direct)
+		skb = sib_loop_skb(qp, hdr_len + len + *pad + SIB_ICRC_LEN);
+	if (skb)
+		goto copy;
 	/* UC completes on transmit: its pages may be reused at once */
 	if (len >= SIB_ZCOPY_MIN && !(sw->wqe.send_flags & SIB_SEND_INLINE) &&
 	    (qp->ibqp.qp_type == IB_QPT_RC ||
@@ -108,6 +115,7 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 	skb = sib_skb_alloc(qp->dev, hdr_len + len + *pad + SIB_ICRC_LEN);
 	if (!skb)
 		return NULL;
+copy:
 	sib_zero(skb->data, hdr_len);
 	sib_zero(skb->data + hdr_len + len, *pad + SIB_ICRC_LEN);
 	err = sib_req_payload(qp, sw, off, skb->data + hdr_len, len);
@@ -399,7 +407,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	/* UC is never acknowledged: no window to respect (IBTA 9.8.2) */
 	u32 inflight = uc ? 0 : sib_req_inflight(qp);
 	const struct sib_opcode_info *info;
-	bool first = off == 0, last, ackreq, direct;
+	bool first = off == 0, last, ackreq;
+	struct sib_loop lp = {};
 	struct sk_buff *skb;
 	struct sib_bth *bth;
 	u8 opcode, pad;
@@ -446,7 +455,14 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	last = off + paylen == sw->total_len;
 	opcode = sib_req_opcode(sw, first, last) | sib_req_transport(qp);
 	info = sib_opcode(opcode);
-	skb = sib_req_rc_skb(qp, sw, off, info->hdr_len, paylen, &pad);
+	/* a whole SEND or WRITE with nothing before it outstanding */
+	if (first && last && qp->av.loopback && qp->ibqp.qp_type == IB_QPT_RC &&
+	    qp->sq.comp == qp->sq.req && !(info->flags & SIB_OPF_AWRITE))
+		sib_loop_claim(qp, &lp);
+	skb = sib_req_rc_skb(qp, sw, off, info->hdr_len, paylen, &pad,
+			     lp.rqp != NULL);
+	if (IS_ERR_OR_NULL(skb))
+		sib_loop_cancel(qp, &lp);
 	if (!skb)
 		return SIB_REQ_IDLE;
 	if (IS_ERR(skb)) {
@@ -480,10 +496,6 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		ieth = cpu_to_be32(key);
 		memcpy(skb->data + info->off_ieth, &ieth, SIB_IETH_LEN);
 	}
-	/* a whole SEND or WRITE with nothing before it outstanding */
-	direct = first && last && qp->av.loopback &&
-		 qp->ibqp.qp_type == IB_QPT_RC && qp->sq.comp == qp->sq.req &&
-		 !(info->flags & SIB_OPF_AWRITE);
 	if (!uc)
 		sib_win_sent(qp, qp->req.psn, ackreq);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
@@ -492,8 +504,10 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		qp->req.off = 0;
 		qp->sq.req++;
 	}
-	if (direct && sib_loop_direct(qp, skb, paylen))
+	if (lp.rqp) {
+		sib_loop_deliver(qp, &lp, skb, paylen);
 		return SIB_REQ_SENT;
+	}
 	sib_pkt_xmit(qp, &qp->av, skb);
 	if (!uc) {
 		sib_timer_retrans_arm(qp);

@@ -420,6 +420,7 @@ struct sib_qp {
 	u32 lb_ack_psn;
 	/* set while the runner hands this QP a request directly (loop.c) */
 	struct sib_lb_answer *lb_answer;
+	struct sk_buff *loop_skb;	/* reused for direct requests (loop.c) */
 	struct work_struct work;
 	spinlock_t task_lock;		/* task_running, task_pending */
 	bool task_running;
