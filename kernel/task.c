@@ -86,6 +86,13 @@ static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
 	int n = 0;
 
 	__skb_queue_head_init(batch);
+	*ack = false;
+	/*
+	 * Nothing queued: no lock. What is queued from now on marks the
+	 * runner pending (sib_qp_poke()), so the next round takes it.
+	 */
+	if (skb_queue_empty_lockless(&qp->rxq) && !READ_ONCE(qp->lb_ack_valid))
+		return 0;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
 	*ack = qp->lb_ack_valid;
 	if (*ack) {
