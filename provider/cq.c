@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "softib.h"
 
 /*
@@ -29,6 +30,35 @@ static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
 	return 1;
 }
 
+/*
+ * The empty check of a busy-poll loop, without the lock: 1 when the CQ is
+ * empty, -EIO when it is empty and dead, 0 when the caller must look
+ * under the lock. Safe against a concurrent resize: the ring read may be
+ * one resize_cq replaced, but that one is still mapped (cq->retired), and
+ * a resize in between shows in cq->gen, which sends the caller to the
+ * lock. Against a concurrent poller: the consumer index only grows and
+ * never passes the producer, so reading it before the producer gives an
+ * "empty" that was true when the producer was read.
+ */
+static int sib_cq_peek_empty(struct sib_cq *cq)
+{
+	uint32_t gen = sib_load_acquire(&cq->gen), idx, prod;
+	struct sib_ring_hdr *hdr;
+	int dead;
+
+	if (gen & 1)
+		return 0;
+	hdr = __atomic_load_n(&cq->ring.buf, __ATOMIC_RELAXED);
+	idx = __atomic_load_n(&cq->ring.idx, __ATOMIC_RELAXED);
+	prod = sib_load_acquire(&hdr->producer);
+	dead = cq->ring.check_magic &&
+	       sib_load_acquire(&hdr->magic) != SIB_RING_MAGIC;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&cq->gen, __ATOMIC_RELAXED) != gen || prod != idx)
+		return 0;
+	return dead ? -EIO : 1;
+}
+
 int sib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct sib_cq *cq = to_sib_cq(ibcq);
@@ -37,6 +67,9 @@ int sib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 
 	if (ne < 0)
 		return -EINVAL;
+	ret = sib_cq_peek_empty(cq);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	pthread_spin_lock(&cq->lock);
 	while (n < ne && (ret = sib_cq_take(cq, &cqe)) > 0) {
 		sib_cqe_to_wc(&cqe, &wc[n]);
@@ -67,6 +100,9 @@ static int sib_start_poll(struct ibv_cq_ex *ibcq,
 
 	if (attr->comp_mask)
 		return EINVAL;
+	ret = sib_cq_peek_empty(cq);
+	if (ret)
+		return ret < 0 ? EIO : ENOENT;
 	pthread_spin_lock(&cq->lock);
 	ret = sib_cq_take(cq, &cq->cur);
 	if (ret <= 0) {
@@ -335,11 +371,16 @@ int sib_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct sib_create_cq_resp map;
 	struct ibv_resize_cq cmd;
 	struct sib_cq *cq = to_sib_cq(ibcq);
+	struct sib_retired_ring *keep;
 	struct sib_ring old;
 	int ret;
 
 	if (cqe <= 0)
 		return EINVAL;
+	/* the old ring stays mapped until destroy: see sib_cq_peek_empty() */
+	keep = calloc(1, sizeof(*keep));
+	if (!keep)
+		return ENOMEM;
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
 	pthread_spin_lock(&cq->lock);
@@ -352,14 +393,21 @@ int sib_resize_cq(struct ibv_cq *ibcq, int cqe)
 	map.mmap_offset = resp.drv.mmap_offset;
 	map.mmap_size = resp.drv.mmap_size;
 	map.num_entries = resp.drv.num_entries;
+	sib_store_release(&cq->gen, cq->gen + 1);	/* odd: swapping */
 	ret = sib_cq_map(ibcq->context, cq, &map);
-	if (ret) {
+	if (ret)
 		cq->ring = old;	/* keep polling the old ring: better than none */
+	sib_store_release(&cq->gen, cq->gen + 1);
+	if (ret)
 		goto out;
-	}
-	sib_munmap_ring(&old);
+	keep->buf = old.buf;
+	keep->map_size = old.map_size;
+	keep->next = cq->retired;
+	cq->retired = keep;
+	keep = NULL;
 out:
 	pthread_spin_unlock(&cq->lock);
+	free(keep);
 	return ret;
 }
 
@@ -372,6 +420,13 @@ int sib_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	sib_munmap_ring(&cq->ring);
+	while (cq->retired) {
+		struct sib_retired_ring *k = cq->retired;
+
+		cq->retired = k->next;
+		munmap(k->buf, k->map_size);
+		free(k);
+	}
 	sib_cq_free(cq);
 	return 0;
 }

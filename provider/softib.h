@@ -142,11 +142,26 @@ struct sib_obj_mem {
 	int custom;			/* from parent->alloc, not calloc */
 };
 
+/* A CQ ring replaced by resize_cq, kept mapped until the CQ is destroyed. */
+struct sib_retired_ring {
+	struct sib_retired_ring *next;
+	void *buf;
+	size_t map_size;
+};
+
+/*
+ * @lock: pollers and resize. @ring.buf and @ring.idx are also read without
+ * it, by the empty check of sib_cq_peek_empty(): every ring @ring ever
+ * described stays mapped until destroy (@retired), and @gen, odd while a
+ * resize swaps @ring, tells that check to retry under the lock.
+ */
 struct sib_cq {
 	struct verbs_cq vcq;
 	struct sib_obj_mem mem;
 	pthread_spinlock_t lock;
 	struct sib_ring ring;
+	uint32_t gen;
+	struct sib_retired_ring *retired;
 	uint64_t wc_flags;		/* ibv_cq_ex fields the user asked for */
 	struct sib_cqe cur;		/* copy of the CQE an ex poll is on */
 };
