@@ -166,6 +166,19 @@ void sib_qp_error(struct sib_qp *qp, enum ib_event_type ev)
 	sib_qp_kick(qp);
 }
 
+/*
+ * A completion of @qp was lost to a full CQ (sib_cq_post() raised
+ * IB_EVENT_CQ_ERR): the QP must not go on consuming WQEs whose
+ * completions nobody will see, so it goes to the error state (the CQ's
+ * event names the cause; its flush completions are lost too while the
+ * CQ stays full).
+ */
+static void sib_qp_cq_overrun(struct sib_qp *qp)
+{
+	if (sib_qp_state(qp) != IB_QPS_ERR)
+		sib_qp_error(qp, 0);
+}
+
 static int sib_qp_check_cap(struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
@@ -1073,7 +1086,8 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 	c.byte_len = sw->total_len;
 	c.qp_num = qp->ibqp.qp_num;
 	c.port_num = 1;
-	sib_cq_post(qp->scq, &c, &qp->ibqp, false);
+	if (sib_cq_post(qp->scq, &c, &qp->ibqp, false))
+		sib_qp_cq_overrun(qp);
 }
 
 /**
@@ -1095,7 +1109,8 @@ void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
 		return;
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->port_num = 1;
-	sib_cq_post(cq, cqe, &qp->ibqp, solicited);
+	if (sib_cq_post(cq, cqe, &qp->ibqp, solicited))
+		sib_qp_cq_overrun(qp);
 }
 
 /* IBTA 11.6.3.2: no WQE of the SRQ will be consumed by @qp any more */

@@ -47,6 +47,7 @@ static const char *const case_names[] = {
 	"sq_prod_far", "sq_prod_back", "rq_prod_far", "rq_num_sge",
 	"rq_lkey_other_pd", "rq_sge_len", "srq_prod_far", "srq_num_sge",
 	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
+	"cq_overflow",
 	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
 };
 
@@ -669,8 +670,47 @@ static void cq_case(const char *name, int64_t delta, int expect_err)
 	ibv_destroy_cq(vcq);
 }
 
+/*
+ * No tampering: a careless consumer that does not poll. Eight signaled
+ * SENDs into a CQ of two entries: the CQ overflows; the QPs whose
+ * completions could not be written must not go on as if nothing happened
+ * (consuming receive WQEs whose completions are lost): IBV_EVENT_CQ_ERR,
+ * and the requester, whose completion was lost first, is in the error state.
+ */
+static void cq_overflow_case(void)
+{
+	struct ibv_cq *vcq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct pair p = {};
+	char why[256];
+	int ev, h, i, nposted = 0, state = -1;
+
+	if (!vcq || make_pair(&p, vcq, NULL)) {
+		result("cq_overflow", 0, "setup failed");
+		return;
+	}
+	for (i = 0; i < 8; i++) {
+		if (post_recv(p.b, NULL, 0xc100 + i, buf + 16384, MSG) ||
+		    post_send(p.a, 0xd100 + i, IBV_WR_SEND, buf, 64, NULL))
+			break;
+		nposted++;
+	}
+	ev = wait_event(IBV_EVENT_CQ_ERR, timeout);
+	if (!ibv_query_qp(p.a, &qa, IBV_QP_STATE, &ia))
+		state = qa.qp_state;
+	h = healthy_ok(why, sizeof(why));
+	result("cq_overflow", nposted == 8 && ev && state == IBV_QPS_ERR && h,
+	       "%d SENDs posted, IBV_EVENT_CQ_ERR %s, requester QP state %d (want %d); %s",
+	       nposted, ev ? "seen" : "NOT seen", state, IBV_QPS_ERR, why);
+	free_pair(&p);
+	ibv_destroy_cq(vcq);
+}
+
 static void cases_cq(const char *only)
 {
+	if (WANT("cq_overflow"))
+		cq_overflow_case();
 	if (WANT("cq_cons_beyond"))
 		cq_case("cq_cons_beyond", 1000, 1);
 	if (WANT("cq_cons_far_back"))
