@@ -496,8 +496,9 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		ieth = cpu_to_be32(key);
 		memcpy(skb->data + info->off_ieth, &ieth, SIB_IETH_LEN);
 	}
+	/* a direct request's answer comes at once: no path RTT to sample */
 	if (!uc)
-		sib_win_sent(qp, qp->req.psn, ackreq);
+		sib_win_sent(qp, qp->req.psn, ackreq && !lp.rqp);
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
 	qp->req.off += paylen;
 	if (last) {

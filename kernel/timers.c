@@ -299,8 +299,11 @@ void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
 			mod_timer(&qp->retrans_timer,
 				  jiffies + sib_ack_timeout(qp));
 	} else {
-		del_timer(&qp->retrans_timer);
-		hrtimer_try_to_cancel(&qp->probe_timer);
+		/* usually neither runs (loopback): no timer base lock */
+		if (timer_pending(&qp->retrans_timer))
+			del_timer(&qp->retrans_timer);
+		if (hrtimer_is_queued(&qp->probe_timer))
+			hrtimer_try_to_cancel(&qp->probe_timer);
 	}
 }
 
