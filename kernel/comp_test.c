@@ -67,6 +67,7 @@ static void sib_ct_setup(struct kunit *test, struct sib_ct *t, u8 retry,
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
 	KUNIT_ASSERT_NOT_NULL(test, t->cq);
 	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, sib_counters_alloc(t->dev), 0);
 	t->cq->dev = t->dev;
 	spin_lock_init(&t->cq->lock);
 	KUNIT_ASSERT_EQ(test, sib_ring_alloc(&t->cq->ring, 16,
@@ -103,6 +104,7 @@ static void sib_ct_done(struct sib_ct *t)
 	sib_timers_stop(t->qp);
 	flush_work(&t->qp->work);
 	sib_ring_free(&t->cq->ring);
+	sib_counters_free(t->dev);
 }
 
 /* post a signaled SEND of @npkts packets and "send" it */
@@ -170,7 +172,7 @@ static const struct sib_cqe *sib_ct_cqe(struct sib_ct *t, u32 i)
 
 static s64 sib_ct_cnt(struct sib_ct *t, enum sib_counter c)
 {
-	return atomic64_read(&t->dev->counters[c]);
+	return sib_counter_read(t->dev, c);
 }
 
 static void sib_comp_test_ack_completes_in_order(struct kunit *test)

@@ -15,15 +15,60 @@ static const struct rdma_stat_desc sib_counter_descs[] = {
 #undef SIB_CNT_DESC
 
 /**
+ * sib_counters_alloc() - give a device its counters, all 0
+ * @dev: device being set up (before anything can count)
+ *
+ * The counters are per CPU: the data path counts several events per
+ * packet, and one shared atomic per event made every CPU that moved
+ * data fight over the same cache lines.
+ * Context: process. Return: 0 or -ENOMEM.
+ */
+int sib_counters_alloc(struct sib_dev *dev)
+{
+	dev->counters = alloc_percpu(struct sib_counters);
+	return dev->counters ? 0 : -ENOMEM;
+}
+
+/**
+ * sib_counters_free() - free what sib_counters_alloc() gave
+ * @dev: device nothing counts on any more (or that never got counters)
+ *
+ * Context: process.
+ */
+void sib_counters_free(struct sib_dev *dev)
+{
+	free_percpu(dev->counters);
+	dev->counters = NULL;
+}
+
+/**
  * sib_counter_inc() - count an event
  * @dev: device
  * @c: counter
  *
- * Context: any.
+ * Context: any (this CPU's share, one instruction on x86).
  */
 void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
 {
-	atomic64_inc(&dev->counters[c]);
+	this_cpu_inc(dev->counters->c[c]);
+}
+
+/**
+ * sib_counter_read() - a counter's value, the sum of every CPU's share
+ * @dev: device
+ * @c: counter
+ *
+ * Context: any. Events counted meanwhile may or may not be in the sum.
+ * Return: the count.
+ */
+u64 sib_counter_read(struct sib_dev *dev, enum sib_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(dev->counters, cpu)->c[c];
+	return sum;
 }
 
 /**
@@ -57,6 +102,6 @@ int sib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	int i;
 
 	for (i = 0; i < SIB_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&dev->counters[i]);
+		stats->value[i] = sib_counter_read(dev, i);
 	return SIB_NUM_COUNTERS;
 }

@@ -246,6 +246,7 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	if (dev->gid_ndev)
 		netdev_put(dev->gid_ndev, &dev->gid_ndev_tracker);
 	dev->gid_ndev = NULL;
+	sib_counters_free(dev);
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->mw_xa);
@@ -414,6 +415,9 @@ int sib_dev_add(const char *name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	sib_dev_init(dev, ndev);
+	err = sib_counters_alloc(dev);
+	if (err)
+		goto err_dealloc;
 	err = sib_pkey_port_init(&dev->pkey);
 	if (err)
 		goto err_dealloc;

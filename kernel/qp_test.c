@@ -60,6 +60,7 @@ static struct sib_qp *sib_qt_qp(struct kunit *test, enum ib_qp_type type)
 	qp->dev = kunit_kzalloc(test, sizeof(*qp->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, qp->dev);
 	KUNIT_ASSERT_EQ(test, sib_pkey_port_init(&qp->dev->pkey), 0);
+	KUNIT_ASSERT_EQ(test, sib_counters_alloc(qp->dev), 0);
 	qp->ibqp.qp_type = type;
 	qp->ibqp.qp_num = 0x51;
 	spin_lock_init(&qp->state_lock);
@@ -85,6 +86,7 @@ static void sib_qt_done(struct sib_qp *qp)
 	sib_timers_stop(qp);
 	flush_work(&qp->work);
 	sib_pkey_port_destroy(&qp->dev->pkey);
+	sib_counters_free(qp->dev);
 }
 
 static int sib_qt_modify(struct sib_qp *qp, struct ib_qp_attr *a, int mask)

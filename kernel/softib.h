@@ -73,7 +73,7 @@ struct sib_dev {
 	u32 num_mcg;			/* under mcg_mutex */
 	struct xarray srq_xa;		/* srq_num -> sib_srq, lock BH */
 	u32 next_srqn;
-	atomic64_t counters[SIB_NUM_COUNTERS];
+	struct sib_counters __percpu *counters;	/* counters.c */
 	atomic_t num_qp, num_cq, num_mr, num_pd, num_ah;
 	atomic_t num_srq, num_xrcd;
 };
