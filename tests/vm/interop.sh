@@ -41,7 +41,7 @@ to check (tests/roce-pcap-check).  --list prints the names of all results and ex
 --only REGEX runs only the matching cells.  Exit status 0 iff all passed.
 USAGE
 }
-RESULTS=/dev/null CAP="" ITERS=200 LIST=0 ONLY=. FULL=0
+RESULTS=/dev/null CAP="" ITERS=200 LIST=0 ONLY=. FULL=0 FIELD_ONLY=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -51,6 +51,7 @@ while (($#)); do
 	--list) LIST=1; shift ;;
 	--only) ONLY=${2:?}; shift 2 ;;
 	--full) FULL=1; shift ;;
+	--field) FIELD_ONLY=1; shift ;;
 	*) echo "interop.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -94,9 +95,35 @@ cells() {
 	done
 }
 OTHER="vlan_netdev_gids vlan_netdev_foreign_gid_refused vlan_netdev_coexist vlan_netdev_tagged vlan_netdev_delete mtu_active_1500 mtu_active_9000 mtu_path_above_active_refused mtu_shrink_in_flight rxe_rnr_retry_cnt0 rxe_retry_faults sib_retry_faults capture coexist_init_netns netns_delete netns_exclusive"
+# field runs (tests/field/field-check, see "field cases" below): requester responder
+# address-of-requester address-of-responder (LL: IPv6 link-local) cases ("all", or -o LIST).
+# rdma-core 44's rxe provider lacks the fix of rdma-core PR #1751, so no wr_api with rxe0
+# requesting; the one-device cases ("local") run on softib requesters only
+FIELD_RUNS=("sib1 rxe0 192.168.7.1 192.168.7.2 all" "rxe0 sib1 192.168.7.2 192.168.7.1 zero_len,inline_max,atomics,too_many_sge,srq_limit"
+	"sib2 sib3 192.168.8.1 192.168.8.2 all" "sib1 rxe0 LL LL zero_len,atomics,srq_limit" "rxe0 sib1 LL LL zero_len,atomics")
+field_run_names() { # RUN: the names field-check prints for one of FIELD_RUNS
+	local q p a1 a2 cs c sfx=""
+	read -r q p a1 a2 cs <<<"$1"
+	[[ $a1 == LL ]] && sfx=_ll
+	[[ $cs == all ]] && cs=zero_len,inline_max,atomics,too_many_sge,wr_api,srq_limit,local
+	echo "field_inline_probe_$q$sfx"
+	for c in ${cs//,/ }; do
+		if [[ $c == local ]]; then
+			for c in srq_recv_cap recv_reset send_reset; do echo "field_${c}_$q$sfx"; done
+		else
+			echo "field_${c}_${q}_$p$sfx"
+		fi
+	done
+}
+field_names() {
+	local run
+	for run in "${FIELD_RUNS[@]}"; do field_run_names "$run"; done
+	printf "%s\n" field_mcast_rxe0_sib1 field_mcast_sib1_rxe0 field_lossy_atomics_sib1_rxe0
+}
 if ((LIST)); then
 	cells | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
 	for o in $OTHER; do echo "$o"; done
+	field_names
 	exit 0
 fi
 
@@ -290,6 +317,88 @@ cell() {
 	fi
 }
 
+# ---------------------------------------------------------------- field cases
+# Cases from public bug reports of rdma_rxe, siw and rdma-core providers (README.md, "Field
+# cases"): tests/field/field-check between sib1 and rxe0 both ways and sib2 -> sib3, IPv4
+# GIDs and sib1 <-> rxe0 over IPv6 link-local GIDs; mckey multicast between sib1 and rxe0
+# both ways; tools/load/sib-load with atomics between sib1 and rxe0 under netem loss,
+# duplication and reordering on both sides of the veth
+LOAD=$TOOLS/load/sib-load
+sibcnt() { sed -n "s/^counters *sib1: .*[ ]$2=+\([0-9]*\).*/\1/p" "$1" | head -1; }
+load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name=0 ..." of sib1
+	local name=$1 want=$2 f=$OUT/$1.load rc=0 w v why=""
+	shift 2
+	timeout -s KILL 180 "$LOAD" -m 1024 "$@" >"$f" 2>&1 || rc=$?
+	((rc == 0)) || why+=" sib-load exit $rc: $(grep -E '^(result|statuses)' "$f" | tr '\n' ' ');"
+	for w in $want; do
+		v=$(sibcnt "$f" "${w%[>=]*}")
+		case $w in
+		*\>0) ((${v:-0} > 0)) || why+=" sib1 ${w%>0} did not move;" ;;
+		*=0) ((${v:-1} == 0)) || why+=" sib1 ${w%=0} +${v:-?};" ;;
+		esac
+	done
+	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' ')"
+	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
+}
+FIELD=$HERE/../field/field-check
+mckey_pair() { # NAME GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR: 5 messages, both ends checked
+	local name=$1 grp=$2 rpid rrc=0 src=0 f=$OUT/$1
+	nsx "$3" timeout 60 mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
+	rpid=$!
+	sleep 3
+	nsx "$5" timeout 40 mckey -m "$grp" -b "$6" -s -C 5 >"$f.send" 2>&1 || src=$?
+	wait $rpid || rrc=$?
+	if ((rrc == 0 && src == 0)) && grep -q 'return status 0' "$f.recv" && grep -q 'return status 0' "$f.send"; then
+		check "$name" ok "mckey -C 5 to $grp: sender and receiver done, status 0"
+	else
+		check "$name" FAIL "receiver exit $rrc, sender exit $src: $(tail -2 "$f.recv" | tr '\n' ' ')"
+	fi
+}
+field_cases() {
+	local run q p a1 a2 cs sfx gq gp line name st detail f=$OUT/field.out seen=" " n
+	local ll1 ll2
+	ll1=$(ip -n A -6 -o addr show dev vA scope link | awk '{print $4}' | cut -d/ -f1 | head -1)
+	ll2=$(ip -6 -o addr show dev vI scope link | awk '{print $4}' | cut -d/ -f1 | head -1)
+	for run in "${FIELD_RUNS[@]}"; do
+		read -r q p a1 a2 cs <<<"$run"
+		sfx=""
+		if [[ $a1 == LL ]]; then # link-local: sib1 on vA, rxe0 on vI
+			sfx=_ll
+			if [[ $q == sib1 ]]; then a1=$ll1 a2=$ll2; else a1=$ll2 a2=$ll1; fi
+		fi
+		gq=$(gid_of - "$q" "$a1") gp=$(gid_of - "$p" "$a2")
+		[[ $cs == all ]] && cs=""
+		timeout -s KILL 300 "$FIELD" -d "$q" -g "${gq:-0}" -D "$p" -G "${gp:-0}" ${cs:+-o "$cs"} >"$f" 2>&1
+		while read -r _ name st detail; do
+			check "$name$sfx" "$([[ $st == ok ]] && echo ok || echo FAIL)" "$detail"
+			seen+="$name$sfx "
+		done < <(grep '^CASE ' "$f")
+		# a case that printed nothing (a crash, a hang) fails too
+		for n in $(field_run_names "$run"); do
+			[[ $seen == *" $n "* ]] ||
+				check "$n" FAIL "no result: $(grep -v '^CASE ' "$f" | tail -2 | tr '\n' ' ')"
+		done
+	done
+	mckey_pair field_mcast_rxe0_sib1 239.1.2.3 A 192.168.7.1 - 192.168.7.2
+	mckey_pair field_mcast_sib1_rxe0 239.1.2.4 - 192.168.7.2 A 192.168.7.1
+	modprobe sch_netem 2>/dev/null
+	tc qdisc add dev vI root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% &&
+		tc -n A qdisc add dev vA root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% ||
+		check field_lossy_atomics_sib1_rxe0 FAIL "tc netem on vI/vA"
+	# both directions at once (no --one-way): each device requests and responds
+	load_check field_lossy_atomics_sib1_rxe0 "retransmits>0 duplicate_request>0" -d sib1 -D rxe0 -q 2 -M 64K \
+		-b 2M --ops-mix send,write,read,cmp_swp,fetch_add
+	tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
+}
+
+if ((FIELD_ONLY)); then
+	field_cases
+	ip netns delete A; ip netns delete B; ip netns delete C
+	rm -rf "$OUT"
+	echo "interop: $nok passed, $nfail failed"
+	((nfail == 0)); exit
+fi
+
 # ---------------------------------------------------------------- devices on VLAN netdevs
 # sib4 sits on vA.8: the core is shown vA as its port's netdev (it gives a port on a VLAN
 # device no IP GIDs), so its table holds vA's GIDs too, but only vA.8's are usable
@@ -439,23 +548,6 @@ else why=${why# }; check mtu_shrink_in_flight FAIL "${why%;}"; fi
 # timer, which RNR NAKs do not restart, is made longer than the RNR wait), and under netem
 # loss, duplication and reordering on both sides of the veth (READs among the requests: an
 # ACK for a duplicate must not name a READ's PSN); then the other way round
-LOAD=$TOOLS/load/sib-load
-sibcnt() { sed -n "s/^counters *sib1: .*[ ]$2=+\([0-9]*\).*/\1/p" "$1" | head -1; }
-load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name=0 ..." of sib1
-	local name=$1 want=$2 f=$OUT/$1.load rc=0 w v why=""
-	shift 2
-	timeout -s KILL 180 "$LOAD" -m 1024 "$@" >"$f" 2>&1 || rc=$?
-	((rc == 0)) || why+=" sib-load exit $rc: $(grep -E '^(result|statuses)' "$f" | tr '\n' ' ');"
-	for w in $want; do
-		v=$(sibcnt "$f" "${w%[>=]*}")
-		case $w in
-		*\>0) ((${v:-0} > 0)) || why+=" sib1 ${w%>0} did not move;" ;;
-		*=0) ((${v:-1} == 0)) || why+=" sib1 ${w%=0} +${v:-?};" ;;
-		esac
-	done
-	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' ')"
-	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
-}
 modprobe sch_netem 2>/dev/null
 load_check rxe_rnr_retry_cnt0 "rnr_nak_sent>0 seq_nak_sent=0" -d rxe0 -D sib1 --one-way -q 1 -M 16K \
 	-n 40 --ops-mix send,send_imm,write_imm --recv-delay 1 --retry-cnt 0 --rnr-retry 7 --min-rnr-timer 10 \
@@ -467,6 +559,8 @@ load_check rxe_retry_faults "duplicate_request>0 seq_nak_sent>0" -d rxe0 -D sib1
 load_check sib_retry_faults "retransmits>0" -d sib1 -D rxe0 --one-way -q 2 -M 64K -b 3M \
 	--ops-mix send,send_imm,write,write_imm,read
 tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
+
+field_cases
 
 # ---------------------------------------------------------------- capture
 # capture NAME CMD...: run CMD while dumpcap records vA (netns A) into $CAP/NAME.pcap
