@@ -179,10 +179,25 @@ static void sib_qp_cq_overrun(struct sib_qp *qp)
 		sib_qp_error(qp, 0);
 }
 
+/* A QP takes its receives from an SRQ, or has none (XRC): no RQ of its own. */
+static bool sib_qp_has_rq(const struct ib_qp_init_attr *init)
+{
+	return !init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	       init->qp_type != IB_QPT_XRC_TGT;
+}
+
 static int sib_qp_check_cap(struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
+	/*
+	 * Without an RQ of its own the receive caps mean nothing and are
+	 * ignored, whatever they say (ibv_create_qp(3)); they read back as 0.
+	 */
+	if (!sib_qp_has_rq(init)) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (cap->max_send_wr > SIB_MAX_QP_WR ||
 	    cap->max_recv_wr > SIB_MAX_QP_WR ||
 	    cap->max_send_sge > SIB_MAX_SGE ||
@@ -213,8 +228,7 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	rq_stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
 				       qp->rq.max_sge * sizeof(struct sib_sge));
-	if (init->srq || init->qp_type == IB_QPT_XRC_INI ||
-	    init->qp_type == IB_QPT_XRC_TGT) {
+	if (!sib_qp_has_rq(init)) {
 		/* receives come from an SRQ or never: no RQ ring at all */
 		rq_num = 0;
 		rq_stride = 0;
