@@ -8,7 +8,7 @@
 set -uo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/interop.sh [--results FILE] [--capture DIR] [--iters N] [--full] [--only RE] [--list]
+Usage: tests/vm/interop.sh [--results FILE] [--capture DIR] [--iters N] [--full] [--only RE] [--field] [--list]
 
 Runs the interop matrix and prints one line per cell:
   CELL <pair> <client>><server> <ipv4|ipv6> <mtu> <program> PASS|FAIL [detail]
@@ -38,7 +38,10 @@ Every result is also appended to FILE as "RESULT <name> ok|FAIL <detail>".
 --capture DIR: record a few short softib-rxe runs per family with dumpcap on vA into
 DIR/interop-<fam>.pcap and DIR/interop-tclass-<fam>.pcap (traffic class 106) for the host
 to check (tests/roce-pcap-check).  --list prints the names of all results and exits;
---only REGEX runs only the matching cells.  Exit status 0 iff all passed.
+--only REGEX runs only the matching cells.  Field cases from public bug reports
+(tests/field/field-check between sib1/rxe0 and sib2/sib3, mckey multicast between sib1 and
+rxe0, sib-load with atomics under netem loss): "CHECK field_<case>... PASS|FAIL" lines;
+--field runs only the setup and those.  Exit status 0 iff all passed.
 USAGE
 }
 RESULTS=/dev/null CAP="" ITERS=200 LIST=0 ONLY=. FULL=0 FIELD_ONLY=0
