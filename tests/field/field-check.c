@@ -29,6 +29,8 @@
  *   too_many_sge  post_send / post_recv with one SGE more than the QP's
  *                 max_send_sge / max_recv_sge refused (positive errno), the
  *                 QP then carries a SEND of max_send_sge SGEs
+ *   ud_over_mtu   UD SEND of active MTU + 1 bytes completes successfully and
+ *                 sends nothing (IBTA C10-93.1.1), one of MTU bytes arrives
  *   atomics       CMP_SWAP (hit and miss) and FETCH_ADD: returned values
  *                 and the remote word
  *
@@ -567,6 +569,108 @@ static void case_atomics(struct ep *r, struct ep *s)
 	}
 }
 
+/* ---- ud_over_mtu: UD QPs of their own ---- */
+static struct ibv_qp *ud_qp(struct dev *d, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		die("%s: UD QP", d->name);
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("%s: UD QP to RTR", d->name);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("%s: UD QP to RTS", d->name);
+	return qp;
+}
+
+static void case_ud_over_mtu(struct ep *r, struct ep *s)
+{
+	struct ibv_port_attr pa;
+	struct ibv_cq *rcq = ibv_create_cq(r->d->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *scq = ibv_create_cq(s->d->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *rq, *sq;
+	struct ibv_ah *ah;
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	static const uint32_t extra[] = { 1, 0 };
+	uint32_t mtu, len, i;
+	struct ibv_wc wc;
+
+	if (!rcq || !scq || ibv_query_port(r->d->ctx, 1, &pa))
+		die("UD setup");
+	mtu = 128u << pa.active_mtu;
+	rq = ud_qp(r->d, rcq);
+	sq = ud_qp(s->d, scq);
+	aa.grh.dgid = s->d->gid;
+	aa.grh.sgid_index = (uint8_t)r->d->gidx;
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(r->d->pd, &aa);
+	if (!ah)
+		die("%s: create_ah", r->d->name);
+	fill(r->buf, mtu + 1, 5);
+	for (i = 0; i < 3; i++) {
+		struct ibv_recv_wr rw = { .wr_id = 91 + i, .sg_list = &sge,
+					  .num_sge = 1 }, *rbad;
+
+		sge = (struct ibv_sge){ (uintptr_t)s->buf + TGT + 8192 * i,
+					8192, s->mr->lkey };
+		if (ibv_post_recv(sq, &rw, &rbad))
+			die("UD post_recv");
+	}
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = sq->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	/* mtu + 1 bytes: no packet and no error (IBTA C10-93.1.1); then
+	 * exactly mtu bytes, which must arrive */
+	for (i = 0; i < 2; i++) {
+		len = mtu + extra[i];
+		sge = (struct ibv_sge){ (uintptr_t)r->buf, len, r->mr->lkey };
+		wr.wr_id = 81 + i;
+		if (ibv_post_send(rq, &wr, &bad)) {
+			fail("UD post_send of %u B refused", len);
+			goto out;
+		}
+		if (!get_cqe(rcq, &wc)) {
+			fail("no completion for the UD SEND of %u B", len);
+			goto out;
+		}
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != 81 + i) {
+			fail("UD SEND of %u B (active MTU %u): %s%s", len, mtu,
+			     ibv_wc_status_str(wc.status), extra[i] ?
+			     " (IBTA C10-93.1.1: no packet and no error)" : "");
+			goto out;
+		}
+	}
+	expect_wc(scq, "receive of the UD SEND of MTU bytes", 91, IBV_WC_RECV,
+		  mtu + 40, 0, 0);
+	if (!why[0] && memcmp(s->buf + TGT + 40, r->buf, mtu))
+		fail("UD SEND of MTU bytes: data differs");
+	if (!why[0] && !cq_quiet(scq, 0.3, &wc))
+		fail("a second UD receive (wr_id %llu, %u B): the oversized "
+		     "message was sent", (unsigned long long)wc.wr_id,
+		     wc.byte_len);
+out:
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(rq);
+	ibv_destroy_qp(sq);
+	ibv_destroy_cq(rcq);
+	ibv_destroy_cq(scq);
+}
+
 /* next async event of @d within @sec s; 0 when none */
 static int get_event(struct dev *d, double sec, struct ibv_async_event *ev)
 {
@@ -842,6 +946,8 @@ int main(int argc, char **argv)
 	     "RQ, then a max_sge SEND arrives");
 	PAIR("wr_api", case_wr_api, "inline list of max_inline arrives, one past "
 	     "it refused; 3-SGE SEND byte_len 600");
+	PAIR("ud_over_mtu", case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
+	     "success, nothing sent; MTU B arrive with the GRH");
 	ep_fini(&r);
 	ep_fini(&s);
 
