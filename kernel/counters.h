@@ -30,6 +30,7 @@
 	X(DROP_OUT_OF_SEQ,	"rcvd_out_of_seq")	\
 	X(DROP_RESP_SEQ,	"rcvd_resp_out_of_seq")	\
 	X(UD_NO_RWQE,		"ud_no_recv_wqe")	\
+	X(UD_OVER_MTU,		"ud_send_over_mtu")	\
 	X(UC_DROP,		"uc_dropped_pkts")	\
 	X(XRC_BAD_SRQ,		"rcvd_xrc_srq_err")	\
 	X(DUP_REQ,		"duplicate_request")	\

@@ -166,8 +166,15 @@ static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
 	u32 qkey;
 	u8 pad;
 
-	if (len > ib_mtu_enum_to_int(READ_ONCE(qp->dev->active_mtu)))
-		goto done_err;
+	/*
+	 * A message longer than the port's MTU is not sent and not an error
+	 * either (IBTA C10-93.1.1): it completes successfully, counted.
+	 */
+	if (len > ib_mtu_enum_to_int(READ_ONCE(qp->dev->active_mtu))) {
+		sib_counter_inc(qp->dev, SIB_CNT_UD_OVER_MTU);
+		sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
+		goto next;
+	}
 	skb = sib_req_skb(qp, opcode, len, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
@@ -191,9 +198,6 @@ static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
 	qp->req.psn = sib_psn_add(qp->req.psn, 1);
 	sib_pkt_xmit(qp, &sw->av, skb);
 	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
-	goto next;
-done_err:
-	sib_qp_send_cqe(qp, sw, IB_WC_LOC_LEN_ERR);
 next:
 	qp->sq.req++;
 	WRITE_ONCE(qp->sq.comp, qp->sq.req);
