@@ -31,6 +31,10 @@
  *                 QP then carries a SEND of max_send_sge SGEs
  *   ud_over_mtu   UD SEND of active MTU + 1 bytes completes successfully and
  *                 sends nothing (IBTA C10-93.1.1), one of MTU bytes arrives
+ *   solicited     the responder's receive CQ armed solicited-only gets no
+ *                 event for a plain SEND, one for a SEND with the SE bit
+ *   flush         modify to ERROR flushes posted receives in order; a
+ *                 receive and a SEND posted in ERROR complete flushed
  *   atomics       CMP_SWAP (hit and miss) and FETCH_ADD: returned values
  *                 and the remote word
  *
@@ -72,6 +76,7 @@ struct ep {
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_comp_channel *ch;	/* of rcq */
 	struct ibv_srq *srq;
 	struct ibv_mr *mr;
 	uint8_t *buf;
@@ -175,10 +180,18 @@ static struct ibv_qp *qp_create(struct ep *e, uint32_t inl, int caps_over)
 
 static void ep_init(struct ep *e, struct dev *d, int use_srq, uint32_t inl)
 {
+	int fl;
+
 	memset(e, 0, sizeof(*e));
 	e->d = d;
+	e->ch = ibv_create_comp_channel(d->ctx);
+	if (!e->ch)
+		die("%s: completion channel", d->name);
+	fl = fcntl(e->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(e->ch->fd, F_SETFL, fl | O_NONBLOCK))
+		die("channel fd");
 	e->scq = ibv_create_cq(d->ctx, 128, NULL, NULL, 0);
-	e->rcq = ibv_create_cq(d->ctx, 128, NULL, NULL, 0);
+	e->rcq = ibv_create_cq(d->ctx, 128, NULL, e->ch, 0);
 	e->buf = aligned_alloc(4096, BUF);
 	if (!e->scq || !e->rcq || !e->buf)
 		die("%s: cq or buffer", d->name);
@@ -220,6 +233,7 @@ static void ep_fini(struct ep *e)
 	ibv_dereg_mr(e->mr);
 	ibv_destroy_cq(e->scq);
 	ibv_destroy_cq(e->rcq);
+	ibv_destroy_comp_channel(e->ch);
 	free(e->buf);
 }
 
@@ -567,6 +581,107 @@ static void case_atomics(struct ep *r, struct ep *s)
 		if (why[0])
 			return;
 	}
+}
+
+/* a CQ event on @e's receive channel within @sec s (acknowledged); 0 when none */
+static int get_cq_event(struct ep *e, double sec)
+{
+	struct pollfd p = { .fd = e->ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cctx;
+
+	if (poll(&p, 1, (int)(sec * 1000)) <= 0)
+		return 0;
+	if (ibv_get_cq_event(e->ch, &cq, &cctx))
+		return 0;
+	ibv_ack_cq_events(cq, 1);
+	return cq == e->rcq;
+}
+
+/* ---- solicited: solicited-only notification on the responder ---- */
+static void case_solicited(struct ep *r, struct ep *s)
+{
+	fill(r->buf, 64, 11);
+	post_recv(s, 501, TGT, 256, 1);
+	post_recv(s, 502, TGT + 256, 256, 1);
+	post_recv(s, 503, TGT + 512, 256, 1);
+	if (ibv_req_notify_cq(s->rcq, 1)) {
+		fail("req_notify_cq(solicited_only) failed");
+		return;
+	}
+	/* not solicited: a completion but no event */
+	if (post(r, s, IBV_WR_SEND, 511, r->buf, 64, 1, 0, 0, 0))
+		die("post_send");
+	expect_wc(r->scq, "unsolicited SEND", 511, IBV_WC_SEND, 64, -1, 0);
+	expect_wc(s->rcq, "receive of the unsolicited SEND", 501, IBV_WC_RECV,
+		  64, 0, 0);
+	if (get_cq_event(s, 0.5))
+		fail("CQ event for an unsolicited SEND with solicited_only");
+	/* solicited: the event */
+	if (post(r, s, IBV_WR_SEND, 512, r->buf, 64, 1, IBV_SEND_SOLICITED, 0,
+		 0))
+		die("post_send");
+	expect_wc(r->scq, "solicited SEND", 512, IBV_WC_SEND, 64, -1, 0);
+	if (!get_cq_event(s, 5))
+		fail("no CQ event for a solicited SEND in 5 s");
+	expect_wc(s->rcq, "receive of the solicited SEND", 502, IBV_WC_RECV,
+		  64, 0, 0);
+	/* armed for any completion: an unsolicited SEND raises the event */
+	if (ibv_req_notify_cq(s->rcq, 0))
+		fail("req_notify_cq failed");
+	if (post(r, s, IBV_WR_SEND, 513, r->buf, 64, 1, 0, 0, 0))
+		die("post_send");
+	expect_wc(r->scq, "third SEND", 513, IBV_WC_SEND, 64, -1, 0);
+	if (!get_cq_event(s, 5))
+		fail("no CQ event for a SEND with the CQ armed for all");
+	expect_wc(s->rcq, "receive of the third SEND", 503, IBV_WC_RECV, 64, 0,
+		  0);
+}
+
+/* ---- flush: the requester's QP moved to ERROR; last on a pair ---- */
+static void case_flush(struct ep *r, struct ep *s)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_init_attr qa;
+	struct ibv_wc wc;
+	uint64_t i;
+	int ret;
+
+	(void)s;
+	for (i = 0; i < 4; i++)
+		post_recv(r, 601 + i, TGT + 256 * i, 256, 1);
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE)) {
+		fail("modify to ERR failed");
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		if (!get_cqe(r->rcq, &wc)) {
+			fail("%llu of 4 posted receives flushed",
+			     (unsigned long long)i);
+			return;
+		}
+		if (wc.status != IBV_WC_WR_FLUSH_ERR || wc.wr_id != 601 + i) {
+			fail("flushed receive %llu: wr_id %llu, %s",
+			     (unsigned long long)i,
+			     (unsigned long long)wc.wr_id,
+			     ibv_wc_status_str(wc.status));
+			return;
+		}
+	}
+	/* WRs posted in the error state complete flushed (IBTA 10.3.1) */
+	post_recv(r, 605, TGT, 256, 1);
+	ret = post(r, s, IBV_WR_SEND, 606, r->buf, 8, 1, 0, 0, 0);
+	if (ret)
+		fail("post_send in ERR refused (%d), not flushed", ret);
+	if (!get_cqe(r->rcq, &wc) || wc.wr_id != 605 ||
+	    wc.status != IBV_WC_WR_FLUSH_ERR)
+		fail("receive posted in ERR not completed with WR_FLUSH_ERR");
+	if (!ret && (!get_cqe(r->scq, &wc) || wc.wr_id != 606 ||
+		     wc.status != IBV_WC_WR_FLUSH_ERR))
+		fail("SEND posted in ERR not completed with WR_FLUSH_ERR");
+	if (ibv_query_qp(r->qp, &a, IBV_QP_STATE, &qa) ||
+	    a.qp_state != IBV_QPS_ERR)
+		fail("query_qp: state %d, not ERR", a.qp_state);
 }
 
 /* ---- ud_over_mtu: UD QPs of their own ---- */
@@ -948,6 +1063,10 @@ int main(int argc, char **argv)
 	     "it refused; 3-SGE SEND byte_len 600");
 	PAIR("ud_over_mtu", case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
 	     "success, nothing sent; MTU B arrive with the GRH");
+	PAIR("solicited", case_solicited, "solicited_only: no event for an "
+	     "unsolicited SEND, one for a solicited; armed for all: one");
+	PAIR("flush", case_flush, "4 receives flushed in order by modify to "
+	     "ERR; WRs posted in ERR complete flushed");
 	ep_fini(&r);
 	ep_fini(&s);
 
