@@ -31,10 +31,14 @@
  *                 QP then carries a SEND of max_send_sge SGEs
  *   ud_over_mtu   UD SEND of active MTU + 1 bytes completes successfully and
  *                 sends nothing (IBTA C10-93.1.1), one of MTU bytes arrives
+ *                 with the GRH and the sender's QPN; a reply through
+ *                 ibv_create_ah_from_wc() arrives
  *   solicited     the responder's receive CQ armed solicited-only gets no
  *                 event for a plain SEND, one for a SEND with the SE bit
  *   flush         modify to ERROR flushes posted receives in order; a
  *                 receive and a SEND posted in ERROR complete flushed
+ *   sge_zero      a SEND from SGEs of 50, 0 and 200 bytes into a receive of
+ *                 100, 0 and 200 bytes: byte_len, placement, nothing past
  *   atomics       CMP_SWAP (hit and miss) and FETCH_ADD: returned values
  *                 and the remote word
  *
@@ -162,7 +166,7 @@ static struct ibv_qp *qp_create(struct ep *e, uint32_t inl, int caps_over)
 		.qp_type = IBV_QPT_RC,
 		.send_cq = e->scq, .recv_cq = e->rcq, .srq = e->srq,
 		.cap = { .max_send_wr = 64, .max_recv_wr = NRECV,
-			 .max_send_sge = 4, .max_recv_sge = 1,
+			 .max_send_sge = 4, .max_recv_sge = 4,
 			 .max_inline_data = inl },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -413,6 +417,56 @@ static void case_zero_len(struct ep *r, struct ep *s)
 		fail("8-byte SEND after the zero-length ones: data differs");
 	if (memcmp(s->buf + TGT, canary, sizeof(canary)))
 		fail("a zero-length WRITE changed the target");
+}
+
+/* ---- sge_zero: zero-length SGEs among others, send and receive side ---- */
+static void case_sge_zero(struct ep *r, struct ep *s)
+{
+	struct ibv_sge ss[3] = {
+		{ (uintptr_t)r->buf + 1000, 50, r->mr->lkey },
+		{ (uintptr_t)r->buf + 2000, 0, r->mr->lkey },
+		{ (uintptr_t)r->buf + 3000, 200, r->mr->lkey },
+	};
+	struct ibv_sge rs[3] = {
+		{ (uintptr_t)s->buf + TGT + 1000, 100, s->mr->lkey },
+		{ (uintptr_t)s->buf + TGT + 2000, 0, s->mr->lkey },
+		{ (uintptr_t)s->buf + TGT + 3000, 200, s->mr->lkey },
+	};
+	struct ibv_send_wr wr = { .wr_id = 701, .sg_list = ss, .num_sge = 3,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr rw = { .wr_id = 702, .sg_list = rs, .num_sge = 3 },
+			   *rbad;
+	uint8_t want[250];
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr qa;
+
+	if (ibv_query_qp(s->qp, &a, IBV_QP_CAP, &qa) || qa.cap.max_recv_sge < 3 ||
+	    ibv_query_qp(r->qp, &a, IBV_QP_CAP, &qa) || qa.cap.max_send_sge < 3) {
+		fail("QPs with fewer than 3 SGEs");
+		return;
+	}
+	fill(r->buf + 1000, 50, 21);
+	fill(r->buf + 3000, 200, 22);
+	memcpy(want, r->buf + 1000, 50);
+	memcpy(want + 50, r->buf + 3000, 200);
+	memset(s->buf + TGT + 1000, 0xee, 4096);
+	if (ibv_post_recv(s->qp, &rw, &rbad)) {
+		fail("post_recv with a zero-length SGE among 3 refused");
+		return;
+	}
+	if (ibv_post_send(r->qp, &wr, &bad)) {
+		fail("post_send with a zero-length SGE among 3 refused");
+		return;
+	}
+	expect_wc(r->scq, "SEND of 50+0+200 B", 701, IBV_WC_SEND, 250, -1, 0);
+	expect_wc(s->rcq, "receive into 100+0+200 B", 702, IBV_WC_RECV, 250, 0,
+		  0);
+	if (memcmp(s->buf + TGT + 1000, want, 100) ||
+	    memcmp(s->buf + TGT + 3000, want + 100, 150))
+		fail("data not placed across the SGEs as posted");
+	if (s->buf[TGT + 3150] != 0xee || s->buf[TGT + 1100] != 0xee)
+		fail("bytes written past an SGE");
 }
 
 /* ---- inline_max ---- */
@@ -715,7 +769,7 @@ static void case_ud_over_mtu(struct ep *r, struct ep *s)
 	struct ibv_cq *rcq = ibv_create_cq(r->d->ctx, 16, NULL, NULL, 0);
 	struct ibv_cq *scq = ibv_create_cq(s->d->ctx, 16, NULL, NULL, 0);
 	struct ibv_qp *rq, *sq;
-	struct ibv_ah *ah;
+	struct ibv_ah *ah, *sah = NULL;
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
@@ -770,15 +824,53 @@ static void case_ud_over_mtu(struct ep *r, struct ep *s)
 			goto out;
 		}
 	}
-	expect_wc(scq, "receive of the UD SEND of MTU bytes", 91, IBV_WC_RECV,
-		  mtu + 40, 0, 0);
-	if (!why[0] && memcmp(s->buf + TGT + 40, r->buf, mtu))
+	if (!get_cqe(scq, &wc) || wc.status != IBV_WC_SUCCESS ||
+	    wc.wr_id != 91 || wc.byte_len != mtu + 40 ||
+	    !(wc.wc_flags & IBV_WC_GRH) || wc.src_qp != rq->qp_num) {
+		fail("receive of the UD SEND of MTU bytes: wr_id %llu %s, "
+		     "byte_len %u (want %u), GRH %d, src_qp 0x%x (want 0x%x)",
+		     (unsigned long long)wc.wr_id,
+		     ibv_wc_status_str(wc.status), wc.byte_len, mtu + 40,
+		     !!(wc.wc_flags & IBV_WC_GRH), wc.src_qp, rq->qp_num);
+		goto out;
+	}
+	if (memcmp(s->buf + TGT + 40, r->buf, mtu))
 		fail("UD SEND of MTU bytes: data differs");
+	/* answer through an AH made from that completion and its GRH */
+	sah = ibv_create_ah_from_wc(s->d->pd, &wc,
+				    (struct ibv_grh *)(s->buf + TGT), 1);
+	if (!sah) {
+		fail("ibv_create_ah_from_wc on %s: %s", s->d->name,
+		     strerror(errno));
+		goto out;
+	}
+	{
+		struct ibv_recv_wr rw = { .wr_id = 95, .sg_list = &sge,
+					  .num_sge = 1 }, *rbad;
+
+		sge = (struct ibv_sge){ (uintptr_t)r->buf + TGT, 8192,
+					r->mr->lkey };
+		if (ibv_post_recv(rq, &rw, &rbad))
+			die("UD post_recv");
+	}
+	fill(s->buf, 32, 13);
+	sge = (struct ibv_sge){ (uintptr_t)s->buf, 32, s->mr->lkey };
+	wr.wr_id = 85;
+	wr.wr.ud.ah = sah;
+	wr.wr.ud.remote_qpn = wc.src_qp;
+	if (ibv_post_send(sq, &wr, &bad))
+		die("UD post_send");
+	expect_wc(scq, "UD reply", 85, IBV_WC_SEND, 32, -1, 0);
+	expect_wc(rcq, "receive of the UD reply", 95, IBV_WC_RECV, 72, 0, 0);
+	if (!why[0] && memcmp(r->buf + TGT + 40, s->buf, 32))
+		fail("UD reply: data differs");
 	if (!why[0] && !cq_quiet(scq, 0.3, &wc))
 		fail("a second UD receive (wr_id %llu, %u B): the oversized "
 		     "message was sent", (unsigned long long)wc.wr_id,
 		     wc.byte_len);
 out:
+	if (sah)
+		ibv_destroy_ah(sah);
 	ibv_destroy_ah(ah);
 	ibv_destroy_qp(rq);
 	ibv_destroy_qp(sq);
@@ -1055,6 +1147,8 @@ int main(int argc, char **argv)
 	snprintf(ok, sizeof(ok), "inline SEND and WRITE of %u B, %u B refused",
 		 r.max_inline, r.max_inline + 1);
 	PAIR("inline_max", case_inline_max, ok);
+	PAIR("sge_zero", case_sge_zero, "SEND from 50+0+200 B SGEs into "
+	     "100+0+200 B SGEs: byte_len 250, placement, nothing beyond");
 	PAIR("atomics", case_atomics, "CMP_SWAP hit/miss, FETCH_ADD with wrap: "
 	     "returned values and remote word");
 	PAIR("too_many_sge", case_too_many_sge, "max_sge + 1 refused on SQ and "
@@ -1062,7 +1156,8 @@ int main(int argc, char **argv)
 	PAIR("wr_api", case_wr_api, "inline list of max_inline arrives, one past "
 	     "it refused; 3-SGE SEND byte_len 600");
 	PAIR("ud_over_mtu", case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
-	     "success, nothing sent; MTU B arrive with the GRH");
+	     "success, nothing sent; MTU B arrive with GRH and src_qp; reply "
+	     "via ibv_create_ah_from_wc arrives");
 	PAIR("solicited", case_solicited, "solicited_only: no event for an "
 	     "unsolicited SEND, one for a solicited; armed for all: one");
 	PAIR("flush", case_flush, "4 receives flushed in order by modify to "
