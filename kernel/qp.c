@@ -34,6 +34,19 @@
 	IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_PATH_MIG_STATE |	\
 	IB_QP_CAP | IB_QP_DEST_QPN)
 
+/*
+ * What a QP's access flags can mean (IBTA Modify QP: the RDMA READ, RDMA
+ * WRITE and atomic enables; LOCAL_WRITE, which many callers set, is kept and
+ * reported back as rdma_rxe does). The other IB_ACCESS_* flags describe
+ * memory (MW_BIND, ZERO_BASED, ON_DEMAND, HUGETLB, RELAXED_ORDERING):
+ * accepted, as NICs accept them (rdma-core's tests pass an MR's access
+ * flags to modify_qp), and dropped, so query_qp shows what the QP
+ * enforces. Bits no IB_ACCESS_* flag names are refused with EINVAL, as
+ * ib_check_mr_access() refuses them for an MR.
+ */
+#define SIB_QP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |	\
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
 static u32 sib_sq_slot(u32 max_sge, u32 max_inline)
 {
 	return max_t(u32, max_sge * sizeof(struct sib_sge), max_inline);
@@ -392,6 +405,9 @@ static int sib_qp_check_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~IB_ACCESS_SUPPORTED))
+		return -EINVAL;
 	/* the index must name a valid entry of the port's table (IBTA 10.9.2) */
 	if ((mask & IB_QP_PKEY_INDEX) &&
 	    !sib_pkey_valid(sib_pkey_at(&qp->dev->pkey, attr->pkey_index)))
@@ -435,7 +451,7 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 			      int mask, const struct sib_av *av)
 {
 	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->qp_access_flags = attr->qp_access_flags;
+		qp->qp_access_flags = attr->qp_access_flags & SIB_QP_ACCESS;
 	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		qp->en_sqd_async_notify = attr->en_sqd_async_notify;
 	if (mask & IB_QP_PKEY_INDEX)

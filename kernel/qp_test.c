@@ -281,6 +281,18 @@ static void sib_qp_test_modify_rc_init(struct kunit *test)
 					    IB_QP_ACCESS_FLAGS), 0);
 	KUNIT_EXPECT_EQ(test, qp->qp_access_flags, IB_ACCESS_REMOTE_ATOMIC);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_INIT);
+	/* bits no access flag names: refused, the flags unchanged */
+	a.qp_access_flags = 0xffff;
+	KUNIT_EXPECT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE |
+					    IB_QP_ACCESS_FLAGS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qp->qp_access_flags, IB_ACCESS_REMOTE_ATOMIC);
+	/* memory-only flags: accepted, only what a QP enforces is kept */
+	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_ON_DEMAND |
+			    IB_ZERO_BASED | IB_ACCESS_MW_BIND |
+			    IB_ACCESS_RELAXED_ORDERING;
+	KUNIT_EXPECT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE |
+					    IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_EXPECT_EQ(test, qp->qp_access_flags, IB_ACCESS_REMOTE_READ);
 	/* RTR needs an address vector */
 	a.qp_state = IB_QPS_RTR;
 	KUNIT_EXPECT_EQ(test, sib_qt_modify(qp, &a, RC_RTR_REQ & ~IB_QP_AV),

@@ -49,6 +49,7 @@ static const char *const case_names[] = {
 	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
 	"cq_overflow",
 	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
+	"qp_access_undefined", "qp_access_memory_flags",
 };
 
 static double now(void)
@@ -850,6 +851,97 @@ static void case_ud_ah(const char *only)
 	drain(cq);
 }
 
+static const char *eno(int e)
+{
+	return e ? strerror(e) : "accepted";
+}
+
+/*
+ * modify_qp's access flags: bits no IBV_ACCESS_* flag names are refused
+ * with EINVAL (the QP stays in RESET); flags that only describe memory
+ * (ON_DEMAND, ZERO_BASED, MW_BIND, HUGETLB, RELAXED_ORDERING) are accepted
+ * and dropped, and the remote rights still mean what they say: with
+ * REMOTE_READ only, a peer's READ works and its WRITE is refused.
+ */
+static void case_qp_access(const char *only)
+{
+	const unsigned int mem_flags = IBV_ACCESS_ON_DEMAND |
+		IBV_ACCESS_ZERO_BASED | IBV_ACCESS_MW_BIND |
+		IBV_ACCESS_HUGETLB | IBV_ACCESS_RELAXED_ORDERING;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	const int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			 IBV_QP_ACCESS_FLAGS;
+	char *rd = buf + 28672, *tgt = buf + 32768, why[256];
+	struct ibv_qp_init_attr qia;
+	struct ibv_qp_attr qa;
+	struct pair p = {};
+	struct ibv_wc wc;
+	int e, e2, sr = -1, sw = -1, h, i, got = -1, same, untouched;
+	enum ibv_qp_state st1;
+
+	if (WANT("qp_access_undefined")) {
+		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+		a.qp_access_flags = 0xffff;
+		e = qp ? ibv_modify_qp(qp, &a, mask) : errno;
+		st1 = qp ? qp_state(qp) : (enum ibv_qp_state)-1;
+		a.qp_access_flags = 1u << 15;
+		e2 = qp ? ibv_modify_qp(qp, &a, mask) : errno;
+		h = healthy_ok(why, sizeof(why));
+		result("qp_access_undefined",
+		       e == EINVAL && e2 == EINVAL && st1 == IBV_QPS_RESET && h,
+		       "RESET->INIT with qp_access_flags 0xffff: %s, 0x8000: %s (want EINVAL), state %d (want 0, RESET); %s",
+		       eno(e), eno(e2), (int)st1, why);
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+	if (!WANT("qp_access_memory_flags"))
+		return;
+	p.a = create_qp(cq, NULL, 64);
+	p.b = ibv_create_qp(pd, &ia);
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			    mem_flags;
+	e = p.b ? ibv_modify_qp(p.b, &a, mask) : errno;
+	if (!e && !ibv_query_qp(p.b, &qa, IBV_QP_ACCESS_FLAGS, &qia))
+		got = qa.qp_access_flags;
+	if (e || !p.a || connect_qp(p.a, p.b) || connect_qp(p.b, p.a)) {
+		result("qp_access_memory_flags", 0, "setup: modify %s, %s", eno(e),
+		       strerror(errno));
+		free_pair(&p);
+		return;
+	}
+	for (i = 0; i < 64; i++)
+		tgt[i] = (char)(0x70 + i);
+	memset(rd, 0, 64);
+	/* a READ from p.b (allowed), then a WRITE to it (not allowed) */
+	post_send(p.a, 0xbad0071, IBV_WR_RDMA_READ, rd, 64, tgt);
+	if (!wait_wc(cq, 0xbad0071, &wc, timeout))
+		sr = wc.status;
+	same = !memcmp(rd, tgt, 64);
+	memset(rd + 64, 0x33, 64);
+	post_send(p.a, 0xbad0072, IBV_WR_RDMA_WRITE, rd + 64, 64, tgt);
+	if (!wait_wc(cq, 0xbad0072, &wc, timeout))
+		sw = wc.status;
+	untouched = tgt[0] == 0x70 && tgt[63] == (char)(0x70 + 63);
+	h = healthy_ok(why, sizeof(why));
+	result("qp_access_memory_flags",
+	       got == (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) &&
+	       sr == IBV_WC_SUCCESS && same && sw == IBV_WC_REM_ACCESS_ERR &&
+	       untouched && h,
+	       "LOCAL_WRITE|REMOTE_READ|0x%x accepted, query_qp 0x%x (want 0x%x); a peer's READ %s (%s), its WRITE %s (want %s), target %s; %s",
+	       mem_flags, got, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+	       st(sr), same ? "data right" : "DATA WRONG", st(sw),
+	       st(IBV_WC_REM_ACCESS_ERR), untouched ? "untouched" : "WRITTEN",
+	       why);
+	free_pair(&p);
+	drain(cq);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -936,6 +1028,7 @@ int main(int argc, char **argv)
 	cases_cq(only[0] ? only : NULL);
 	cases_cmd(only[0] ? only : NULL);
 	case_ud_ah(only[0] ? only : NULL);
+	case_qp_access(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);
