@@ -798,6 +798,16 @@ void sib_sq_fetch(struct sib_qp *qp)
 	if (!qp->is_user)
 		return;
 	spin_lock_irq(&qp->sq.lock);
+	/*
+	 * A QP in RESET has an empty send queue: a doorbell that saw it in
+	 * another state takes nothing once sib_qp_reset() set it to RESET
+	 * (the state is written before that takes sq.lock to clear the
+	 * indices), so no stale WQE survives the reset.
+	 */
+	if (sib_qp_state(qp) == IB_QPS_RESET) {
+		spin_unlock_irq(&qp->sq.lock);
+		return;
+	}
 	kprod = qp->sq.kprod;
 	prod = smp_load_acquire(&qp->sq.ring.hdr->producer);
 	n = prod - kprod;
@@ -910,20 +920,34 @@ static int sib_sq_copy_kernel(struct sib_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/* RESET, INIT and RTR refuse send WRs (IBTA 10.3.1) */
+static bool sib_sq_may_post(struct sib_qp *qp)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
+	       state != IB_QPS_RTR;
+}
+
 /**
  * sib_qp_sq_doorbell() - a user send doorbell: take new WQEs and run
  * @qp: QP
  *
  * What both doorbells (the zero-WR post_send command and the ioctl
  * method of doorbell.c) do: copy the WQEs published in the SQ ring into
- * the shadow (sib_sq_fetch()) and run the QP's engines inline.
+ * the shadow (sib_sq_fetch()) and run the QP's engines inline. In RESET,
+ * INIT and RTR a send WR is refused at once (IBTA 10.3.1), as the
+ * provider's ibv_post_send and the kernel's post_send refuse it: the
+ * doorbell fetches nothing and counts nothing. WQEs a process wrote into
+ * the ring anyway stay queued (a round of the QP in RTR may copy them into
+ * the shadow) and are sent once the QP is in RTS.
  * Context: process; the caller holds a reference on @qp (the uverbs
  * object lock). Return: 0, -EINVAL when @qp is not a user QP with a
- * send queue ring (XRC target, kernel QP).
+ * send queue ring (XRC target, kernel QP) or is in RESET, INIT or RTR.
  */
 int sib_qp_sq_doorbell(struct sib_qp *qp)
 {
-	if (!qp->is_user || !qp->sq.ring.hdr)
+	if (!qp->is_user || !qp->sq.ring.hdr || !sib_sq_may_post(qp))
 		return -EINVAL;
 	sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
 	sib_sq_fetch(qp);

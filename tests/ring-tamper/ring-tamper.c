@@ -23,6 +23,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
 
 #define BUF_SIZE	65536
@@ -49,7 +52,8 @@ static const char *const case_names[] = {
 	"srq_lkey_other_pd", "cq_cons_beyond", "cq_cons_far_back", "cq_cons_back",
 	"cq_overflow",
 	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
-	"qp_access_undefined", "qp_access_memory_flags",
+	"sq_doorbell_reset", "sq_doorbell_before_rts", "qp_access_undefined",
+	"qp_access_memory_flags",
 };
 
 static double now(void)
@@ -107,8 +111,8 @@ static struct ibv_qp *create_qp(struct ibv_cq *c, struct ibv_srq *srq,
 	return qp;
 }
 
-/* INIT -> RTR -> RTS towards @peer on the same device (loopback) */
-static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
+/* INIT -> RTR towards @peer on the same device (loopback) */
+static int rtr_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
@@ -123,6 +127,14 @@ static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return -1;
+	return 0;
+}
+
+/* RTR -> RTS */
+static int rts_qp(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 1;
@@ -133,6 +145,12 @@ static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* INIT -> RTR -> RTS towards @peer on the same device (loopback) */
+static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
+{
+	return rtr_qp(qp, peer) || rts_qp(qp) ? -1 : 0;
 }
 
 struct pair {
@@ -325,6 +343,26 @@ static int doorbell(struct ibv_qp *qp)
 	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		return errno;
 	return 0;
+}
+
+/* The ioctl doorbell (SIB_METHOD_QP_DOORBELL), what the provider rings. */
+static int doorbell_ioctl(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_QP;
+	req.hdr.method_id = SIB_METHOD_QP_DOORBELL;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = SIB_ATTR_QP_DOORBELL_HANDLE;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.data = qp->handle;
+	return ioctl(qp->context->cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
 }
 
 /* Put @w (header) plus @tail bytes into the next SQ slot and publish it. */
@@ -851,9 +889,117 @@ static void case_ud_ah(const char *only)
 	drain(cq);
 }
 
+/* a legit signaled SEND WQE of @len bytes from @addr, written raw */
+static void sq_put_send(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+			uint32_t len)
+{
+	struct sib_send_wqe w;
+	struct sib_sge sge = { (uintptr_t)addr, len, mr->lkey };
+
+	base_wqe(&w, IBV_WR_SEND, 1);
+	w.wr_id = wr_id;
+	sq_put_raw(qp, &w, &sge, sizeof(sge));
+}
+
+static uint32_t sq_consumer(struct ibv_qp *qp)
+{
+	return sib_load_acquire(&sib_ring_hdr(sq_ring(qp))->consumer);
+}
+
 static const char *eno(int e)
 {
 	return e ? strerror(e) : "accepted";
+}
+
+/*
+ * Send doorbells of a QP whose state allows no send WR (IBTA 10.3.1):
+ * RESET, then INIT and RTR with a SEND WQE written into the ring (the
+ * provider's ibv_post_send refuses these states itself). Both doorbells
+ * must fail with EINVAL and take nothing (the ring's consumer index stays);
+ * the WQE stays in the ring and is sent once the QP is in RTS.
+ */
+static void case_db_reset(const char *only)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ibv_qp *qp;
+	char why[256];
+	int e1, e2, h;
+	uint32_t c;
+
+	if (!WANT("sq_doorbell_reset"))
+		return;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp) {
+		result("sq_doorbell_reset", 0, "create_qp: %s", strerror(errno));
+		return;
+	}
+	sq_put_send(qp, 0xbad0061, buf, 64);
+	e1 = doorbell(qp);
+	e2 = doorbell_ioctl(qp);
+	c = sq_consumer(qp);
+	h = healthy_ok(why, sizeof(why));
+	result("sq_doorbell_reset", e1 == EINVAL && e2 == EINVAL && c == 0 && h,
+	       "QP in RESET: post_send doorbell %s, ioctl doorbell %s (want EINVAL), WQEs taken %u (want 0); %s",
+	       eno(e1), eno(e2), c, why);
+	ibv_destroy_qp(qp);
+	drain(cq);
+}
+
+static void case_db_before_rts(const char *only)
+{
+	char *src = buf + 20480, *dst = buf + 24576, why[256];
+	int e1, e2, e3, e4, s = -1, h, i, same;
+	uint32_t c1, c2, c3;
+	struct pair p = {};
+	struct ibv_wc wc;
+
+	if (!WANT("sq_doorbell_before_rts"))
+		return;
+	p.a = create_qp(cq, NULL, 64);
+	p.b = create_qp(cq, NULL, 64);
+	if (!p.a || !p.b || connect_qp(p.b, p.a)) {
+		result("sq_doorbell_before_rts", 0, "setup failed: %s", strerror(errno));
+		free_pair(&p);
+		return;
+	}
+	for (i = 0; i < 64; i++)
+		src[i] = (char)(0x40 + i);
+	memset(dst, 0, 64);
+	sq_put_send(p.a, 0xbad0062, src, 64);
+	e1 = doorbell(p.a);
+	e2 = doorbell_ioctl(p.a);
+	c1 = sq_consumer(p.a);
+	if (rtr_qp(p.a, p.b)) {
+		result("sq_doorbell_before_rts", 0, "modify to RTR failed: %s", strerror(errno));
+		free_pair(&p);
+		return;
+	}
+	e3 = doorbell(p.a);
+	e4 = doorbell_ioctl(p.a);
+	c2 = sq_consumer(p.a);
+	post_recv(p.b, NULL, 0xbad0063, dst, 64);
+	if (rts_qp(p.a)) {
+		result("sq_doorbell_before_rts", 0, "modify to RTS failed: %s", strerror(errno));
+		free_pair(&p);
+		return;
+	}
+	if (!wait_wc(cq, 0xbad0062, &wc, timeout))
+		s = wc.status;
+	c3 = sq_consumer(p.a);
+	same = !memcmp(src, dst, 64);
+	h = healthy_ok(why, sizeof(why));
+	result("sq_doorbell_before_rts",
+	       e1 == EINVAL && e2 == EINVAL && e3 == EINVAL && e4 == EINVAL &&
+	       !c1 && !c2 && s == IBV_WC_SUCCESS && c3 == 1 && same && h,
+	       "INIT: doorbells %s/%s, RTR: %s/%s (want EINVAL), WQEs taken %u/%u (want 0); in RTS the WQE left in the ring: %s, taken %u, data %s; %s",
+	       eno(e1), eno(e2), eno(e3), eno(e4), c1, c2, st(s), c3,
+	       same ? "arrived" : "DIFFER", why);
+	free_pair(&p);
+	drain(cq);
 }
 
 /*
@@ -1028,6 +1174,8 @@ int main(int argc, char **argv)
 	cases_cq(only[0] ? only : NULL);
 	cases_cmd(only[0] ? only : NULL);
 	case_ud_ah(only[0] ? only : NULL);
+	case_db_reset(only[0] ? only : NULL);
+	case_db_before_rts(only[0] ? only : NULL);
 	case_qp_access(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
