@@ -265,7 +265,8 @@ static int sib_mr_fill_pages(struct sib_mr *mr)
  * @pd: PD
  * @start: user virtual address
  * @length: bytes
- * @iova: address the peers use for this MR
+ * @iova: address the peers use for this MR's first byte; 0 with
+ *	  IB_ZERO_BASED, whatever is passed
  * @access: IB_ACCESS_* (checked by the core for consistency)
  * @udata: user data (no driver data defined)
  *
@@ -281,6 +282,14 @@ struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 
 	if (access & IB_ACCESS_ON_DEMAND)
 		return ERR_PTR(-EOPNOTSUPP);
+	/*
+	 * A zero-based MR (IBTA's zero based virtual address, one of the
+	 * base memory management extensions) is addressed by offsets: 0 is
+	 * its first byte, for R_Key and L_Key accesses alike, whatever
+	 * address the caller passed (ibv_reg_mr passes @start).
+	 */
+	if (access & IB_ZERO_BASED)
+		iova = 0;
 	if (!length || length > SIB_MAX_MR_SIZE || iova + length < iova)
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -583,6 +592,8 @@ int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
  * returned and the core deregisters the old one; so is adding local
  * write to pages pinned read-only. Otherwise PD and access change in
  * place and the keys stay; the core updates ibmr->pd itself.
+ * Adding or removing IB_ZERO_BASED needs IB_MR_REREG_TRANS (new
+ * addresses), else -EINVAL.
  * Context: process. Return: NULL (changed in place), the new MR, or
  * ERR_PTR(-EINVAL, -EOPNOTSUPP, -EBUSY while windows are bound, -ENOMEM,
  * -EFAULT).
@@ -600,6 +611,10 @@ struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(-EINVAL);
 	if ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND))
 		return ERR_PTR(-EOPNOTSUPP);
+	/* zero-based or not changes the MR's addresses: only with new ones */
+	if ((flags & IB_MR_REREG_ACCESS) && !(flags & IB_MR_REREG_TRANS) &&
+	    ((access ^ mr->access) & IB_ZERO_BASED))
+		return ERR_PTR(-EINVAL);
 	if (atomic_read(&mr->num_mw))
 		return ERR_PTR(-EBUSY);
 	if (flags & IB_MR_REREG_TRANS)

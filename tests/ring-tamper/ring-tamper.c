@@ -53,7 +53,7 @@ static const char *const case_names[] = {
 	"cq_overflow",
 	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
 	"sq_doorbell_reset", "sq_doorbell_before_rts", "qp_access_undefined",
-	"qp_access_memory_flags",
+	"qp_access_memory_flags", "mr_zero_based",
 };
 
 static double now(void)
@@ -1088,6 +1088,115 @@ static void case_qp_access(const char *only)
 	drain(cq);
 }
 
+/*
+ * A zero-based MR (IBV_ACCESS_ZERO_BASED): its addresses are offsets, 0 its
+ * first byte, for remote (R_Key) and local (L_Key) accesses. The MR starts
+ * 100 bytes into a page and spans three pages: an RDMA WRITE at offset 16,
+ * an RDMA READ at 4000 (across a page), a SEND from offset 200 through its
+ * L_Key; then a WRITE at the MR's process address is out of its range
+ * (remote access error, nothing written); rereg toggling ZERO_BASED
+ * without a new translation is refused with EINVAL.
+ */
+static void case_mr_zero_based(const char *only)
+{
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ;
+	char *zb, *start, *src = buf + 20480, *rd = buf + 24576,
+	     *rcv = buf + 28672, *copy, why[256];
+	int sw = -1, sr = -1, ss = -1, sbad = -1, wok, rok, sok, bad_ok, h, i;
+	int rr = 0, rerr = 0;
+	const size_t len = 8192;
+	struct ibv_mr *zmr;
+	struct pair p = {};
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	if (!WANT("mr_zero_based"))
+		return;
+	zb = aligned_alloc(4096, 3 * 4096);
+	copy = malloc(len);
+	if (!zb || !copy) {
+		result("mr_zero_based", 0, "out of memory");
+		return;
+	}
+	start = zb + 100;
+	for (i = 0; i < (int)len; i++)
+		start[i] = (char)(i * 31 + 7);
+	zmr = ibv_reg_mr(pd, start, len, acc | IBV_ACCESS_ZERO_BASED);
+	if (!zmr || make_pair(&p, cq, NULL)) {
+		result("mr_zero_based", 0, "reg_mr with IBV_ACCESS_ZERO_BASED: %s",
+		       strerror(errno));
+		goto out;
+	}
+	memcpy(copy, start, len);
+	for (i = 0; i < 64; i++)
+		src[i] = (char)(0xa0 + i);
+	memset(rd, 0, 64);
+	memset(rcv, 0, 64);
+
+	/* RDMA WRITE of 64 bytes at offset 16 */
+	memset(&wr, 0, sizeof(wr));
+	sge = (struct ibv_sge){ (uintptr_t)src, 64, mr->lkey };
+	wr = (struct ibv_send_wr){ .wr_id = 0xbad0081, .sg_list = &sge,
+				   .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED };
+	wr.wr.rdma.remote_addr = 16;
+	wr.wr.rdma.rkey = zmr->rkey;
+	if (!ibv_post_send(p.a, &wr, &bad) && !wait_wc(cq, 0xbad0081, &wc, timeout))
+		sw = wc.status;
+	memcpy(copy + 16, src, 64);
+	wok = sw == IBV_WC_SUCCESS && !memcmp(start, copy, len);
+
+	/* RDMA READ of 64 bytes at offset 4000 (the MR's first page ends at 3996) */
+	sge = (struct ibv_sge){ (uintptr_t)rd, 64, mr->lkey };
+	wr.wr_id = 0xbad0082;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = 4000;
+	if (!ibv_post_send(p.a, &wr, &bad) && !wait_wc(cq, 0xbad0082, &wc, timeout))
+		sr = wc.status;
+	rok = sr == IBV_WC_SUCCESS && !memcmp(rd, start + 4000, 64);
+
+	/* a SEND whose SGE is offset 200 of the zero-based MR (L_Key) */
+	post_recv(p.b, NULL, 0xbad0083, rcv, 64);
+	sge = (struct ibv_sge){ 200, 64, zmr->lkey };
+	wr.wr_id = 0xbad0084;
+	wr.opcode = IBV_WR_SEND;
+	if (!ibv_post_send(p.a, &wr, &bad) && !wait_wc(cq, 0xbad0084, &wc, timeout))
+		ss = wc.status;
+	sok = ss == IBV_WC_SUCCESS && !memcmp(rcv, start + 200, 64);
+
+	/* rereg toggling ZERO_BASED in place: refused */
+	errno = 0;
+	rr = ibv_rereg_mr(zmr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, acc);
+	rerr = errno;
+
+	/* a WRITE at the process address: beyond offsets 0..8191 */
+	sge = (struct ibv_sge){ (uintptr_t)src, 64, mr->lkey };
+	wr.wr_id = 0xbad0085;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)start + 64;
+	memset(src, 0xee, 64);
+	if (!ibv_post_send(p.a, &wr, &bad) && !wait_wc(cq, 0xbad0085, &wc, timeout))
+		sbad = wc.status;
+	bad_ok = sbad == IBV_WC_REM_ACCESS_ERR && !memcmp(start, copy, len);
+	h = healthy_ok(why, sizeof(why));
+	result("mr_zero_based", wok && rok && sok && bad_ok && rr && rerr == EINVAL && h,
+	       "WRITE at 16: %s%s, READ at 4000: %s%s, SEND from L_Key offset 200: %s%s, WRITE at the process address: %s (want %s)%s, rereg without ZERO_BASED: %s (want EINVAL); %s",
+	       st(sw), wok || sw ? "" : " DATA WRONG", st(sr),
+	       rok || sr ? "" : " DATA WRONG", st(ss), sok || ss ? "" : " DATA WRONG",
+	       st(sbad), st(IBV_WC_REM_ACCESS_ERR),
+	       bad_ok || sbad != IBV_WC_REM_ACCESS_ERR ? "" : " MEMORY CHANGED",
+	       rr ? strerror(rerr) : "accepted", why);
+out:
+	free_pair(&p);
+	drain(cq);
+	if (zmr)
+		ibv_dereg_mr(zmr);
+	free(zb);
+	free(copy);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1177,6 +1286,7 @@ int main(int argc, char **argv)
 	case_db_reset(only[0] ? only : NULL);
 	case_db_before_rts(only[0] ? only : NULL);
 	case_qp_access(only[0] ? only : NULL);
+	case_mr_zero_based(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);
