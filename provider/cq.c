@@ -33,10 +33,10 @@ static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
 /*
  * The empty check of a busy-poll loop, without the lock: 1 when the CQ is
  * empty, -EIO when it is empty and dead, 0 when the caller must look
- * under the lock. Safe against a concurrent resize: the ring read may be
- * one resize_cq replaced, but that one is still mapped (cq->retired), and
- * a resize in between shows in cq->gen, which sends the caller to the
- * lock. Against a concurrent poller: the consumer index only grows and
+ * under the lock. Safe against a concurrent resize: the header read may
+ * be of a ring resize_cq replaced, but its address is still readable
+ * (cq->ranges, see sib_resize_cq()), and a resize in between shows in
+ * cq->gen, which sends the caller to the lock. Against a concurrent poller: the consumer index only grows and
  * never passes the producer, so reading it before the producer gives an
  * "empty" that was true when the producer was read.
  */
@@ -362,52 +362,132 @@ err_free:
 	return NULL;
 }
 
+/* Zero pages over [@addr, @addr + @size): still readable, no memory behind. */
+static int sib_range_blank(void *addr, size_t size)
+{
+	void *p = mmap(addr, size, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? errno : 0;
+}
+
+/* the smallest range other than @cur that holds @size bytes, or NULL */
+static struct sib_ring_range *sib_range_spare(struct sib_cq *cq,
+					      struct sib_ring_range *cur,
+					      size_t size)
+{
+	struct sib_ring_range *r, *best = NULL;
+
+	for (r = cq->ranges; r; r = r->next)
+		if (r != cur && r->size >= size && (!best || r->size < best->size))
+			best = r;
+	return best;
+}
+
+/*
+ * Resize: the kernel moves the unpolled CQEs into a new ring, which
+ * replaces cq->ring under the lock. The empty check of a lock-free poller
+ * (sib_cq_peek_empty()) may still be about to read the header of any ring
+ * cq->ring ever described, however long ago it loaded the address; so no
+ * such address may ever become unmapped before destroy. Replaced rings
+ * used to stay mapped for that reason, each holding the kernel's ring
+ * memory, without bound. Now the addresses stay readable, not the rings:
+ * - a replaced ring's mapping is replaced, in one mmap(MAP_FIXED) step
+ *   (the kernel swaps the mapping under its mmap lock: a concurrent read
+ *   sees the old page or the new one, never a hole), by zero pages of an
+ *   anonymous read-only mapping, which frees the ring's memory; its
+ *   address range is kept (cq->ranges) as a spare;
+ * - the next ring is mapped, MAP_FIXED again, at the start of the
+ *   smallest spare it fits in, or at a new address (a new range) when
+ *   none does.
+ * A stale reader thus reads zeros or the header of a newer ring; either
+ * way cq->gen moved since it loaded the address, and it takes the lock.
+ * cq->gen is odd from before the resize command until the new ring is
+ * in place: the kernel clears the replaced ring's magic word, which the
+ * empty check would otherwise report as a dead CQ (-EIO).
+ * Bounds: the kernel's memory of one ring (the current one) per CQ; one
+ * range more only for a ring larger than every spare, so with rings of
+ * 2^n entries (the kernel's: at most 64k) at most one range per ring
+ * size. Resizing back and forth between two sizes uses two ranges.
+ */
 int sib_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct {
 		struct ib_uverbs_resize_cq_resp ibv_resp;
 		struct sib_resize_cq_resp drv;
 	} resp;
-	struct sib_create_cq_resp map;
 	struct ibv_resize_cq cmd;
 	struct sib_cq *cq = to_sib_cq(ibcq);
-	struct sib_retired_ring *keep;
-	struct sib_ring old;
+	struct sib_ring_range *first, *fresh, *cur, *spare;
+	struct sib_ring old, nr;
 	int ret;
 
 	if (cqe <= 0)
 		return EINVAL;
-	/* the old ring stays mapped until destroy: see sib_cq_peek_empty() */
-	keep = calloc(1, sizeof(*keep));
-	if (!keep)
+	/* what the swap may need, allocated before the kernel swaps */
+	first = calloc(1, sizeof(*first));
+	fresh = calloc(1, sizeof(*fresh));
+	if (!first || !fresh) {
+		free(first);
+		free(fresh);
 		return ENOMEM;
+	}
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
 	pthread_spin_lock(&cq->lock);
-	/* the kernel moves unpolled CQEs into the new ring it returns */
+	/*
+	 * Odd from before the command on: the kernel clears the magic word
+	 * of the ring it replaces, which an empty check must not take for
+	 * a dead CQ.
+	 */
+	sib_store_release(&cq->gen, cq->gen + 1);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret)
 		goto out;
-	old = cq->ring;
-	map.mmap_offset = resp.drv.mmap_offset;
-	map.mmap_size = resp.drv.mmap_size;
-	map.num_entries = resp.drv.num_entries;
-	sib_store_release(&cq->gen, cq->gen + 1);	/* odd: swapping */
-	ret = sib_cq_map(ibcq->context, cq, &map);
-	if (ret)
-		cq->ring = old;	/* keep polling the old ring: better than none */
-	sib_store_release(&cq->gen, cq->gen + 1);
-	if (ret)
+	if (!resp.drv.mmap_size) {
+		ret = EPROTO;
 		goto out;
-	keep->buf = old.buf;
-	keep->map_size = old.map_size;
-	keep->next = cq->retired;
-	cq->retired = keep;
-	keep = NULL;
+	}
+	old = cq->ring;
+	/* the first resize: the ring of create_cq becomes the first range */
+	for (cur = cq->ranges; cur && cur->addr != old.buf; cur = cur->next)
+		;
+	if (!cur) {
+		cur = first;
+		first = NULL;
+		cur->addr = old.buf;
+		cur->size = old.map_size;
+		cur->next = cq->ranges;
+		cq->ranges = cur;
+	}
+	spare = sib_range_spare(cq, cur, resp.drv.mmap_size);
+	ret = sib_mmap_ring_at(ibcq->context, &nr, spare ? spare->addr : NULL,
+			       resp.drv.mmap_offset, resp.drv.mmap_size,
+			       resp.drv.num_entries, SIB_CQE_SIZE);
+	if (ret) {
+		/* a failed MAP_FIXED may leave a hole: make it readable again */
+		if (spare)
+			sib_range_blank(spare->addr, spare->size);
+		goto out;	/* keep polling the old ring: better than none */
+	}
+	if (!spare) {
+		fresh->addr = nr.buf;
+		fresh->size = nr.map_size;
+		fresh->next = cq->ranges;
+		cq->ranges = fresh;
+		fresh = NULL;
+	}
+	nr.idx = sib_load_acquire(&sib_ring_hdr(&nr)->consumer);
+	cq->ring = nr;
+	/* on failure the old ring just stays mapped until reused or destroy */
+	sib_range_blank(old.buf, old.map_size);
 out:
+	sib_store_release(&cq->gen, cq->gen + 1);	/* even: swapped */
 	pthread_spin_unlock(&cq->lock);
-	free(keep);
+	free(first);
+	free(fresh);
 	return ret;
 }
 
@@ -419,13 +499,15 @@ int sib_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	sib_munmap_ring(&cq->ring);
-	while (cq->retired) {
-		struct sib_retired_ring *k = cq->retired;
+	/* after a resize the ranges hold the ring too */
+	if (!cq->ranges)
+		sib_munmap_ring(&cq->ring);
+	while (cq->ranges) {
+		struct sib_ring_range *r = cq->ranges;
 
-		cq->retired = k->next;
-		munmap(k->buf, k->map_size);
-		free(k);
+		cq->ranges = r->next;
+		munmap(r->addr, r->size);
+		free(r);
 	}
 	sib_cq_free(cq);
 	return 0;

@@ -20,6 +20,13 @@ int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
 		  uint64_t offset, uint64_t size, uint32_t num,
 		  uint32_t stride)
 {
+	return sib_mmap_ring_at(ctx, ring, NULL, offset, size, num, stride);
+}
+
+int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
+		     void *addr, uint64_t offset, uint64_t size, uint32_t num,
+		     uint32_t stride)
+{
 	void *p;
 
 	memset(ring, 0, sizeof(*ring));
@@ -29,8 +36,8 @@ int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
 	if (!num || (num & (num - 1)) || !stride ||
 	    size < SIB_RING_HDR_SIZE + (uint64_t)num * stride)
 		return EINVAL;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd,
-		 (off_t)offset);
+	p = mmap(addr, size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | (addr ? MAP_FIXED : 0), ctx->cmd_fd, (off_t)offset);
 	if (p == MAP_FAILED)
 		return errno;
 	ring->buf = p;

@@ -142,18 +142,24 @@ struct sib_obj_mem {
 	int custom;			/* from parent->alloc, not calloc */
 };
 
-/* A CQ ring replaced by resize_cq, kept mapped until the CQ is destroyed. */
-struct sib_retired_ring {
-	struct sib_retired_ring *next;
-	void *buf;
-	size_t map_size;
+/*
+ * An address range of a CQ that has held a ring since its first resize:
+ * the current ring is mapped at the start of one of them; the others are
+ * spares, anonymous read-only mappings of zero pages (readable, backed by
+ * no memory), where the next rings go. See sib_resize_cq().
+ */
+struct sib_ring_range {
+	struct sib_ring_range *next;
+	void *addr;
+	size_t size;
 };
 
 /*
  * @lock: pollers and resize. @ring.buf and @ring.idx are also read without
- * it, by the empty check of sib_cq_peek_empty(): every ring @ring ever
- * described stays mapped until destroy (@retired), and @gen, odd while a
- * resize swaps @ring, tells that check to retry under the lock.
+ * it, by the empty check of sib_cq_peek_empty(): every address @ring.buf
+ * ever held stays readable until destroy (@ranges, from the first resize
+ * on), and @gen, odd while a resize swaps @ring, tells that check to
+ * retry under the lock.
  */
 struct sib_cq {
 	struct verbs_cq vcq;
@@ -161,7 +167,7 @@ struct sib_cq {
 	pthread_spinlock_t lock;
 	struct sib_ring ring;
 	uint32_t gen;
-	struct sib_retired_ring *retired;
+	struct sib_ring_range *ranges;
 	uint64_t wc_flags;		/* ibv_cq_ex fields the user asked for */
 	struct sib_cqe cur;		/* copy of the CQE an ex poll is on */
 };
@@ -293,6 +299,15 @@ void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc);
 int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
 		  uint64_t offset, uint64_t size, uint32_t num,
 		  uint32_t stride);
+/**
+ * sib_mmap_ring_at() - sib_mmap_ring() at @addr (MAP_FIXED: it replaces
+ * whatever the process had mapped there, in one step) or, with @addr
+ * NULL, where the kernel chooses. A failed MAP_FIXED mapping may leave
+ * the range unmapped. Return: 0 or errno.
+ */
+int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
+		     void *addr, uint64_t offset, uint64_t size, uint32_t num,
+		     uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
 

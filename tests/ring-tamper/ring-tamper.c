@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ static const char *const case_names[] = {
 	"cq_overflow",
 	"cmd_post_send_wr", "cmd_post_recv_wr", "ud_ah_num",
 	"sq_doorbell_reset", "sq_doorbell_before_rts", "qp_access_undefined",
-	"qp_access_memory_flags", "mr_zero_based",
+	"qp_access_memory_flags", "mr_zero_based", "cq_resize_many",
 };
 
 static double now(void)
@@ -1197,6 +1198,125 @@ out:
 	free(copy);
 }
 
+/* mappings of the process: all of them, and those of an RDMA device file */
+static void count_maps(int *all, int *dev, long *dev_kb)
+{
+	unsigned long lo, hi;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	*all = *dev = 0;
+	*dev_kb = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		(*all)++;
+		if (strstr(line, "/dev/infiniband/") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			(*dev)++;
+			*dev_kb += (long)((hi - lo) / 1024);
+		}
+	}
+	fclose(f);
+}
+
+struct resize_poller {
+	struct ibv_cq *cq;
+	volatile int stop;
+	volatile long got;
+	long polls, empty, errors, bad_status;
+};
+
+/* busy-polls the CQ (its empty check takes no lock) until told to stop */
+static void *resize_poll_thread(void *arg)
+{
+	struct resize_poller *rp = arg;
+	struct ibv_wc wc[4];
+	int n, i;
+
+	while (!rp->stop) {
+		n = ibv_poll_cq(rp->cq, 4, wc);
+		rp->polls++;
+		if (n < 0) {
+			rp->errors++;
+			continue;
+		}
+		if (!n)
+			rp->empty++;
+		for (i = 0; i < n; i++)
+			rp->bad_status += wc[i].status != IBV_WC_SUCCESS;
+		__atomic_add_fetch(&rp->got, n, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * ibv_resize_cq 1000 times (64 <-> 2048 entries) while another thread
+ * busy-polls the CQ and a QP pair on it sends: every completion arrives,
+ * no poll fails, and the process's mappings stay bounded (a replaced ring
+ * must not stay mapped: before, each one held its kernel memory until
+ * ibv_destroy_cq).
+ */
+static void case_cq_resize_many(const char *only)
+{
+	const int iters = 1000;
+	int all0, dev0, all1, dev1, i, resize_err = 0, post_err = 0, h;
+	long kb0, kb1, want;
+	struct resize_poller rp = {};
+	struct pair p = {};
+	struct ibv_cq *c;
+	pthread_t th;
+	char why[256];
+	double end;
+
+	if (!WANT("cq_resize_many"))
+		return;
+	c = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!c || make_pair(&p, c, NULL)) {
+		result("cq_resize_many", 0, "setup failed: %s", strerror(errno));
+		free_pair(&p);
+		if (c)
+			ibv_destroy_cq(c);
+		return;
+	}
+	count_maps(&all0, &dev0, &kb0);
+	rp.cq = c;
+	if (pthread_create(&th, NULL, resize_poll_thread, &rp)) {
+		result("cq_resize_many", 0, "pthread_create failed");
+		free_pair(&p);
+		ibv_destroy_cq(c);
+		return;
+	}
+	end = now() + 10 * timeout;
+	for (i = 0; i < iters && now() < end; i++) {
+		/* at most 4 messages (8 completions) outstanding */
+		while (__atomic_load_n(&rp.got, __ATOMIC_ACQUIRE) < 2L * (i - 4) &&
+		       now() < end)
+			usleep(50);
+		if (post_recv(p.b, NULL, 0xc0000000u + i, buf + 36864, 64) ||
+		    post_send(p.a, 0xd0000000u + i, IBV_WR_SEND, buf + 40960, 8, NULL))
+			post_err++;
+		if (ibv_resize_cq(c, i & 1 ? 64 : 2048))
+			resize_err++;
+	}
+	want = 2L * i;
+	while (__atomic_load_n(&rp.got, __ATOMIC_ACQUIRE) < want && now() < end)
+		usleep(1000);
+	rp.stop = 1;
+	pthread_join(th, NULL);
+	count_maps(&all1, &dev1, &kb1);
+	h = healthy_ok(why, sizeof(why));
+	result("cq_resize_many",
+	       i == iters && !resize_err && !post_err && rp.got == want &&
+	       !rp.errors && !rp.bad_status && rp.empty > 0 &&
+	       dev1 <= dev0 && all1 <= all0 + 8 && h,
+	       "%d resizes (%d failed), %ld of %ld completions polled by the other thread (%ld polls, %ld empty, %ld errors, %ld bad statuses, %d posts failed); device mappings %d -> %d (%ld -> %ld KiB), all mappings %d -> %d; %s",
+	       i, resize_err, rp.got, want, rp.polls, rp.empty, rp.errors,
+	       rp.bad_status, post_err, dev0, dev1, kb0, kb1, all0, all1, why);
+	free_pair(&p);
+	ibv_destroy_cq(c);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1287,6 +1407,7 @@ int main(int argc, char **argv)
 	case_db_before_rts(only[0] ? only : NULL);
 	case_qp_access(only[0] ? only : NULL);
 	case_mr_zero_based(only[0] ? only : NULL);
+	case_cq_resize_many(only[0] ? only : NULL);
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);
