@@ -406,6 +406,11 @@ static struct sib_ring_range *sib_range_spare(struct sib_cq *cq,
  * cq->gen is odd from before the resize command until the new ring is
  * in place: the kernel clears the replaced ring's magic word, which the
  * empty check would otherwise report as a dead CQ (-EIO).
+ * One window is left: when mapping the kernel's new ring into a spare
+ * fails (the device went away meanwhile), the kernel has already removed
+ * the spare's zero pages; a reader still holding that address from two
+ * or more resizes ago and touching it before sib_range_blank() restores
+ * them would fault.
  * Bounds: the kernel's memory of one ring (the current one) per CQ; one
  * range more only for a ring larger than every spare, so with rings of
  * 2^n entries (the kernel's: at most 64k) at most one range per ring
