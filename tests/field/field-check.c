@@ -7,8 +7,9 @@
  * with the devices swapped for both directions.
  *
  *   zero_len      SEND, SEND with immediate, RDMA WRITE, RDMA READ and
- *                 WRITE with immediate of 0 bytes with no SGE, then an
- *                 8-byte SEND (the PSNs still agree)
+ *                 WRITE with immediate of 0 bytes with no SGE, WRITE and
+ *                 READ with one SGE of length 0, then an 8-byte SEND (the
+ *                 PSNs still agree)
  *   inline_max    QP creation probing max_inline_data downwards (as
  *                 libfabric's verbs provider does); an inline SEND and
  *                 WRITE of exactly max_inline bytes from unregistered
@@ -32,7 +33,8 @@
  *   ud_over_mtu   UD SEND of active MTU + 1 bytes completes successfully and
  *                 sends nothing (IBTA C10-93.1.1), one of MTU bytes arrives
  *                 with the GRH and the sender's QPN; a reply through
- *                 ibv_create_ah_from_wc() arrives
+ *                 ibv_create_ah_from_wc() arrives; a 0-byte UD SEND made
+ *                 with ibv_wr_set_sge(.., 0) arrives as the GRH alone
  *   solicited     the responder's receive CQ armed solicited-only gets no
  *                 event for a plain SEND, one for a SEND with the SE bit
  *   flush         modify to ERROR flushes posted receives in order; a
@@ -395,6 +397,9 @@ static void case_zero_len(struct ep *r, struct ep *s)
 	    post(r, s, IBV_WR_RDMA_READ, 14, r->buf, 0, 0, 0, 0, tgt(s, 0)) ||
 	    post(r, s, IBV_WR_RDMA_WRITE_WITH_IMM, 15, r->buf, 0, 0, 0, 0x5678,
 		 tgt(s, 0)) ||
+	    post(r, s, IBV_WR_RDMA_WRITE, 17, r->buf, 0, 1, 0, 0, tgt(s, 0)) ||
+	    post(r, s, IBV_WR_RDMA_READ, 18, r->buf + 100, 0, 1, 0, 0,
+		 tgt(s, 0)) ||
 	    post(r, s, IBV_WR_SEND, 16, r->buf + 100, 8, 1, 0, 0, 0)) {
 		fail("post_send of a zero-length WR refused");
 		return;
@@ -405,6 +410,10 @@ static void case_zero_len(struct ep *r, struct ep *s)
 	expect_wc(r->scq, "zero-length READ", 14, IBV_WC_RDMA_READ, 0, -1, 0);
 	expect_wc(r->scq, "zero-length WRITE_IMM", 15, IBV_WC_RDMA_WRITE, 0,
 		  -1, 0);
+	expect_wc(r->scq, "zero-length WRITE with an SGE", 17, IBV_WC_RDMA_WRITE,
+		  0, -1, 0);
+	expect_wc(r->scq, "zero-length READ with an SGE", 18, IBV_WC_RDMA_READ,
+		  0, -1, 0);
 	expect_wc(r->scq, "8-byte SEND", 16, IBV_WC_SEND, 8, -1, 0);
 	expect_wc(s->rcq, "receive of zero-length SEND", 1, IBV_WC_RECV, 0, 0,
 		  0);
@@ -748,7 +757,14 @@ static struct ibv_qp *ud_qp(struct dev *d, struct ibv_cq *cq)
 	};
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
 				 .qkey = 0x11111111 };
-	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+	struct ibv_qp_init_attr_ex iax = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = ia.cap, .pd = d->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(d->ctx, &iax);
 
 	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				 IBV_QP_PORT | IBV_QP_QKEY))
@@ -864,6 +880,23 @@ static void case_ud_over_mtu(struct ep *r, struct ep *s)
 	expect_wc(rcq, "receive of the UD reply", 95, IBV_WC_RECV, 72, 0, 0);
 	if (!why[0] && memcmp(r->buf + TGT + 40, s->buf, 32))
 		fail("UD reply: data differs");
+	/* a 0-byte UD SEND through the ibv_wr API with an SGE of length 0
+	 * (rdma-core PR #1742): the receive holds the GRH only */
+	if (!why[0]) {
+		struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(rq);
+
+		ibv_wr_start(qx);
+		qx->wr_id = 86;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qx);
+		ibv_wr_set_ud_addr(qx, ah, sq->qp_num, 0x11111111);
+		ibv_wr_set_sge(qx, r->mr->lkey, (uintptr_t)r->buf, 0);
+		if (ibv_wr_complete(qx))
+			fail("0-byte UD SEND (ibv_wr_*) refused");
+		expect_wc(rcq, "0-byte UD SEND", 86, IBV_WC_SEND, 0, -1, 0);
+		expect_wc(scq, "receive of the 0-byte UD SEND", 92, IBV_WC_RECV,
+			  40, 0, 0);
+	}
 	if (!why[0] && !cq_quiet(scq, 0.3, &wc))
 		fail("a second UD receive (wr_id %llu, %u B): the oversized "
 		     "message was sent", (unsigned long long)wc.wr_id,
@@ -1143,7 +1176,8 @@ int main(int argc, char **argv)
 		}							\
 	} while (0)
 	PAIR("zero_len", case_zero_len, "0-byte SEND, SEND_IMM, WRITE, READ, "
-	     "WRITE_IMM and an 8-byte SEND: completions, immediates, data");
+	     "WRITE_IMM (no SGE), WRITE, READ (one 0-byte SGE), an 8-byte "
+	     "SEND: completions, immediates, data");
 	snprintf(ok, sizeof(ok), "inline SEND and WRITE of %u B, %u B refused",
 		 r.max_inline, r.max_inline + 1);
 	PAIR("inline_max", case_inline_max, ok);
@@ -1157,7 +1191,7 @@ int main(int argc, char **argv)
 	     "it refused; 3-SGE SEND byte_len 600");
 	PAIR("ud_over_mtu", case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
 	     "success, nothing sent; MTU B arrive with GRH and src_qp; reply "
-	     "via ibv_create_ah_from_wc arrives");
+	     "via ibv_create_ah_from_wc arrives; 0-byte UD SEND arrives");
 	PAIR("solicited", case_solicited, "solicited_only: no event for an "
 	     "unsolicited SEND, one for a solicited; armed for all: one");
 	PAIR("flush", case_flush, "4 receives flushed in order by modify to "
