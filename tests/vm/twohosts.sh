@@ -16,7 +16,9 @@ unloaded softib and loaded rdma_rxe, with rxe1 on its eth1.  One line per cell:
 Programs: ibv_rc_pingpong --chk (8 KiB, N/4 iterations), ibv_ud_pingpong (1 KiB, N/4),
 ib_write_bw, ib_read_bw (16 KiB, N iterations; N = --iters, default 100).  softib-rxe:
 rc_pingpong both ways over IPv4 and one way over IPv6, ib_write_bw with softib writing,
-ib_read_bw with rdma_rxe reading from softib, ud_pingpong; softib-softib: rc_pingpong,
+ib_read_bw with rdma_rxe reading from softib, ud_pingpong, rc_pingpong_lossy (rc_pingpong
+--chk both ways under netem loss 2%, duplication 1% and reordering on both hosts' eth1);
+softib-softib: rc_pingpong,
 ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6 (client>server: "sib" is host 1,
 "peer" host 2).  Also "CHECK link PASS|FAIL" (eth1
 reaches the other host) and "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe).
@@ -54,6 +56,9 @@ cells() { # "pair client>server fam program"
 	echo "softib-rxe peer>sib ipv4 ib_read_bw"
 	echo "softib-rxe sib>peer ipv4 ud_pingpong"
 	echo "softib-rxe peer>sib ipv6 rc_pingpong"
+	# the same under netem loss 2%, duplication 1% and reordering on both hosts' eth1
+	echo "softib-rxe sib>peer ipv4 rc_pingpong_lossy"
+	echo "softib-rxe peer>sib ipv4 rc_pingpong_lossy"
 }
 OTHER="link rxe_phase"
 if ((LIST)); then
@@ -189,7 +194,7 @@ judge() { # PROG ITERS BYTES: sets why (empty when ok) and detail
 	why="" detail=""
 	((src == 0)) || why+=" server exit $src;"
 	((crc == 0)) || why+=" client exit $crc;"
-	if [[ $prog == *pingpong ]]; then
+	if [[ $prog == *pingpong* ]]; then
 		for f in "$sout" "$cout"; do
 			grep -q "^$bytes bytes in " "$f" || why+=" $(basename "$f") did not report $bytes bytes;"
 			grep -q "^$it iters in " "$f" || why+=" $(basename "$f") did not report $it iters;"
@@ -204,19 +209,49 @@ judge() { # PROG ITERS BYTES: sets why (empty when ok) and detail
 		detail="${bw:-?} Gb/s"
 	fi
 }
+NETEM="loss 2% duplicate 1% delay 1ms reorder 10% 50%"
+netem() { # on|off: netem on eth1 of both hosts; on: sets netem_why when it is not there
+	local c="tc qdisc del dev eth1 root"
+	[[ $1 == on ]] && c="modprobe sch_netem; tc qdisc replace dev eth1 root netem $NETEM"
+	bash -c "$c" 2>/dev/null
+	remote run "$c; tc qdisc show dev eth1"
+	wait_file "$DIR/rc.$rn" 60
+	[[ $1 == on ]] || return 0
+	netem_why=""
+	tc qdisc show dev eth1 | grep -q netem || netem_why+=" no netem on host 1's eth1;"
+	grep -qs netem "$DIR/out.$rn" || netem_why+=" no netem on host 2's eth1;"
+}
+# the sum of sib1's recovery counters (retransmits, sequence NAKs, duplicates, ...)
+recovery() {
+	local c s=0
+	for c in retransmits seq_nak_sent seq_nak_rcvd duplicate_request rcvd_out_of_seq loss_probes; do
+		s=$((s + $(cat /sys/class/infiniband/sib1/ports/1/hw_counters/$c 2>/dev/null || echo 0)))
+	done
+	echo $s
+}
 cell() { # PAIR CLIENT>SERVER FAM PROG
-	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try
+	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try rec0=0
 	name="$pair/$d/$fam/$prog"
 	for try in 1 2 3; do
 		case $prog in
 		rc_pingpong) bytes=$((8192 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_rc_pingpong -s 8192 -n "$n" --chk ;;
+		rc_pingpong_lossy) bytes=$((8192 * n * 2)) rec0=$(recovery)
+			netem on
+			run_cell "$d" "$fam" $prog ibv_rc_pingpong -s 8192 -n "$n" --chk
+			netem off ;;
 		ud_pingpong) bytes=$((1024 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
 		*) bytes=16384
 			run_cell "$d" "$fam" $prog "$prog" -s $bytes -n "$ITERS" -F --report_gbits ;;
 		esac
-		judge "$prog" "$([[ $prog == *pingpong ]] && echo $n || echo "$ITERS")" "$bytes"
+		judge "$prog" "$([[ $prog == *pingpong* ]] && echo $n || echo "$ITERS")" "$bytes"
+		if [[ $prog == *_lossy ]]; then
+			why+=$netem_why
+			rec0=$(($(recovery) - rec0))
+			((rec0 > 0)) || why+=" sib1's recovery counters did not move (netem without effect?);"
+			detail+=", sib1 recovery counters +$rec0"
+		fi
 		# perftest's clock calibration can fail on a loaded TCG guest; only that is retried
 		[[ -n $why ]] && grep -qs 'Correlation coefficient r^2' "$cout" "$sout" && ((try < 3)) || break
 	done
