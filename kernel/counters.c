@@ -41,17 +41,6 @@ void sib_counters_free(struct sib_dev *dev)
 	dev->counters = NULL;
 }
 
-/**
- * sib_counter_inc() - count an event
- * @dev: device
- * @c: counter
- *
- * Context: any (this CPU's share, one instruction on x86).
- */
-void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
-{
-	this_cpu_inc(dev->counters->c[c]);
-}
 
 /**
  * sib_counter_read() - a counter's value, the sum of every CPU's share

@@ -77,7 +77,6 @@ struct sib_dev;
 
 int sib_counters_alloc(struct sib_dev *dev);
 void sib_counters_free(struct sib_dev *dev);
-void sib_counter_inc(struct sib_dev *dev, enum sib_counter c);
 u64 sib_counter_read(struct sib_dev *dev, enum sib_counter c);
 struct rdma_hw_stats *sib_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);

@@ -96,17 +96,6 @@ void sib_qp_kick(struct sib_qp *qp)
 		queue_work(sib_wq, &qp->work);
 }
 
-/**
- * sib_qp_state() - current QP state
- * @qp: QP
- *
- * Context: any. Return: the state (a snapshot).
- */
-enum ib_qp_state sib_qp_state(struct sib_qp *qp)
-{
-	return READ_ONCE(qp->state);
-}
-
 /* the only place qp->state changes; state_lock held */
 static void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 {
@@ -756,8 +745,7 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
 	} else {
 		if (w->num_sge > qp->sq.max_sge)
 			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(sw->sge, src + SIB_SEND_WQE_HDR_SIZE,
-		       w->num_sge * sizeof(struct sib_sge));
+		sib_sge_copy(sw->sge, src + SIB_SEND_WQE_HDR_SIZE, w->num_sge);
 		for (i = 0; i < w->num_sge; i++)
 			total += sw->sge[i].length;
 	}
@@ -796,6 +784,13 @@ void sib_sq_fetch(struct sib_qp *qp)
 	bool bad = false;
 
 	if (!qp->is_user)
+		return;
+	/*
+	 * Nothing published since the last fetch: no lock. A WQE published
+	 * from now on comes with a doorbell or is seen by the runner's
+	 * check before it stops (sib_sq_recheck()).
+	 */
+	if (READ_ONCE(qp->sq.ring.hdr->producer) == READ_ONCE(qp->sq.kprod))
 		return;
 	spin_lock_irq(&qp->sq.lock);
 	/*
@@ -951,7 +946,7 @@ int sib_qp_sq_doorbell(struct sib_qp *qp)
 		return -EINVAL;
 	sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
 	sib_sq_fetch(qp);
-	sib_qp_run(qp, false);
+	sib_qp_run(qp, NULL);
 	return 0;
 }
 
@@ -1100,11 +1095,12 @@ int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
  */
 void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 {
-	struct sib_cqe c = {};
+	struct sib_cqe c __uninitialized;
 
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(sw->wqe.send_flags & SIB_SEND_SIGNALED))
 		return;
+	sib_cqe_clear(&c);
 	c.wr_id = sw->wqe.wr_id;
 	c.status = status;
 	switch (sw->wqe.opcode) {

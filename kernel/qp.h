@@ -20,7 +20,6 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 struct sib_qp *sib_qp_get(struct sib_dev *dev, u32 qpn);
 void sib_qp_put(struct sib_qp *qp);
 void sib_qp_kick(struct sib_qp *qp);
-enum ib_qp_state sib_qp_state(struct sib_qp *qp);
 void sib_qp_error(struct sib_qp *qp, enum ib_event_type ev);
 void sib_qp_sqd_check(struct sib_qp *qp, bool busy);
 void sib_qp_flush(struct sib_qp *qp);
@@ -53,6 +52,18 @@ static inline struct sib_swqe *sib_swqe_at(struct sib_qp *qp, u32 idx)
 {
 	return (struct sib_swqe *)((u8 *)qp->sq.shadow +
 		(size_t)(idx & (qp->sq.num - 1)) * qp->sq.sstride);
+}
+
+/**
+ * sib_qp_state() - current QP state
+ * @qp: QP
+ *
+ * Inline: the engines ask several times per packet.
+ * Context: any. Return: the state (a snapshot).
+ */
+static inline enum ib_qp_state sib_qp_state(struct sib_qp *qp)
+{
+	return READ_ONCE(qp->state);
 }
 
 /**

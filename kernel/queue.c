@@ -135,8 +135,7 @@ int sib_rwqe_copy(const struct sib_ring *r, u32 idx, u32 max_sge,
 	memcpy(&h, src, sizeof(h));
 	if (h.num_sge > max_sge || h.num_sge > SIB_MAX_SGE)
 		return -EINVAL;
-	memcpy(rw->sge, src + SIB_RECV_WQE_HDR_SIZE,
-	       h.num_sge * sizeof(struct sib_sge));
+	sib_sge_copy(rw->sge, src + SIB_RECV_WQE_HDR_SIZE, h.num_sge);
 	for (i = 0; i < h.num_sge; i++)
 		total += rw->sge[i].length;
 	rw->wr_id = h.wr_id;

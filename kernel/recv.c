@@ -97,15 +97,15 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 }
 
 /*
- * The QP @sender's round looped its previous packet to, when it is @qpn:
- * referenced again without a lookup (sib_qp_run_after() holds it until
- * the round ends; a QP being destroyed is left to the lookup, which no
- * longer finds it).
+ * @qp when it is the QP numbered @qpn: referenced again without a lookup.
+ * For the QP a sender's round looped its previous packet to (loop_peer:
+ * sib_qp_run_after() holds it until the round ends) or, for a sender
+ * running nested, the QP whose run runs it (loop_parent: alive while its
+ * run lasts). A QP being destroyed is left to the lookup, which no longer
+ * finds it.
  */
-static struct sib_qp *sib_rcv_loop_peer(struct sib_qp *sender, u32 qpn)
+static struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn)
 {
-	struct sib_qp *qp = sender->loop_peer;
-
 	if (!qp || qp->ibqp.qp_num != qpn ||
 	    test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return NULL;
@@ -251,7 +251,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_rcv_mcast(dev, skb);
 		return;
 	}
-	qp = sender ? sib_rcv_loop_peer(sender, pkt->qpn) : NULL;
+	qp = sender ? sib_rcv_loop_known(sender->loop_peer, pkt->qpn) : NULL;
 	if (!qp)
 		qp = sib_qp_get(dev, pkt->qpn);
 	if (!qp) {
@@ -357,7 +357,8 @@ struct sib_qp *sib_loop_target(struct sib_qp *qp)
 	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC ||
 	    !sib_pkey_valid(pkey) || !sib_pkey_port_accepts(&dev->pkey, pkey))
 		return NULL;
-	rqp = qp->task_nested ? NULL : sib_rcv_loop_peer(qp, qp->dest_qpn);
+	rqp = sib_rcv_loop_known(qp->task_nested ? qp->loop_parent :
+				 qp->loop_peer, qp->dest_qpn);
 	if (!rqp)
 		rqp = sib_qp_get(dev, qp->dest_qpn);
 	if (!rqp)

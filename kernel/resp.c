@@ -17,6 +17,7 @@
 #include "hdr.h"
 #include "psn.h"
 #include "qp.h"
+#include "queue.h"
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
@@ -84,10 +85,11 @@ static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 
 static void sib_resp_recv_error(struct sib_qp *qp, u8 status)
 {
-	struct sib_cqe c = {};
+	struct sib_cqe c __uninitialized;
 
 	if (!qp->resp.have_rwqe)
 		return;
+	sib_cqe_clear(&c);
 	c.wr_id = qp->resp.rwqe.wr_id;
 	c.status = status;
 	c.opcode = IB_WC_RECV;
@@ -143,7 +145,7 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	struct sib_pkt *pkt = sib_pkt(skb);
 	struct sib_resp_state *rs = &qp->resp;
 	enum sib_resp_res res;
-	struct sib_cqe c = {};
+	struct sib_cqe c __uninitialized;
 
 	if (flags & SIB_OPF_START) {
 		res = sib_resp_get_rwqe(qp);
@@ -169,6 +171,7 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	rs->recv_off += pkt->paylen;
 	if (!(flags & SIB_OPF_END))
 		return SIB_RESP_OK;
+	sib_cqe_clear(&c);
 	c.wr_id = rs->rwqe.wr_id;
 	c.status = IB_WC_SUCCESS;
 	c.opcode = IB_WC_RECV;
@@ -215,7 +218,7 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 	struct sib_pkt *pkt = sib_pkt(skb);
 	struct sib_resp_state *rs = &qp->resp;
 	enum sib_resp_res res;
-	struct sib_cqe c = {};
+	struct sib_cqe c __uninitialized;
 	struct sib_mr *mr;
 	int err;
 
@@ -259,6 +262,7 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 	rs->msn++;
 	if (!(flags & SIB_OPF_RWQE))
 		return SIB_RESP_OK;
+	sib_cqe_clear(&c);
 	c.wr_id = rs->rwqe.wr_id;
 	c.status = IB_WC_SUCCESS;
 	c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
@@ -634,7 +638,7 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 	struct sib_pkt *pkt = sib_pkt(skb);
 	struct sib_rwqe *rw = &qp->resp.rwqe;
 	const struct sib_deth *deth;
-	struct sib_cqe c = {};
+	struct sib_cqe c __uninitialized;
 	u8 grh[40] = {};
 	int r;
 
@@ -651,6 +655,7 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 		sib_counter_inc(qp->dev, SIB_CNT_UD_NO_RWQE);
 		return;
 	}
+	sib_cqe_clear(&c);
 	c.wr_id = rw->wr_id;
 	c.opcode = IB_WC_RECV;
 	c.byte_len = sizeof(grh) + pkt->paylen;

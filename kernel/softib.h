@@ -78,6 +78,19 @@ struct sib_dev {
 	atomic_t num_srq, num_xrcd;
 };
 
+/**
+ * sib_counter_inc() - count an event
+ * @dev: device
+ * @c: counter
+ *
+ * Inline: the data path counts several events per packet.
+ * Context: any (this CPU's share, one instruction on x86).
+ */
+static inline void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
+{
+	this_cpu_inc(dev->counters->c[c]);
+}
+
 struct sib_ucontext {
 	struct ib_ucontext ibuc;
 };
@@ -427,6 +440,8 @@ struct sib_qp {
 	bool task_pending;
 	bool task_nested;		/* running inline for another QP */
 	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
+	/* while this QP runs nested: the QP whose run runs it (task.c) */
+	struct sib_qp *loop_parent;
 	struct sib_mr_cache mr_cache;	/* owned by the running round */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */

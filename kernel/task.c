@@ -353,7 +353,7 @@ static void sib_qp_run_peer(struct sib_qp *qp)
 	if (!peer)
 		return;
 	qp->loop_peer = NULL;
-	sib_qp_run(peer, true);
+	sib_qp_run(peer, qp);
 	sib_qp_put(peer);
 }
 
@@ -363,14 +363,17 @@ static void sib_qp_run_peer(struct sib_qp *qp)
  * goes back to posting and polling: bulk transfers use two CPUs. A round
  * that sends less (a small request/reply exchange) goes on inline.
  */
-static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
+static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 {
+	bool nested = parent != NULL;
 	bool doorbell = max == SIB_INLINE_ROUNDS && !nested, bulk = false;
 	int i;
 
 	if (!sib_task_enter(qp))
 		return;
 	qp->task_nested = nested;
+	/* the runner's own: the next runner sets it before any use */
+	qp->loop_parent = parent;
 	/* a request handed over directly counts as one this run answered */
 	qp->task_served = qp->direct_served;
 	qp->direct_served = false;
@@ -409,25 +412,27 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, bool nested)
 void sib_qp_task(struct work_struct *work)
 {
 	sib_qp_rounds(container_of(work, struct sib_qp, work), SIB_WORK_ROUNDS,
-		      false);
+		      NULL);
 }
 
 /**
  * sib_qp_run() - run the QP's engines now if the context allows
  * @qp: QP the caller holds a reference on (or owns, like a doorbell)
- * @nested: the caller is another QP's engine; packets @qp sends then are
- *	    not run inline again, which bounds the nesting to one level
+ * @parent: NULL, or the QP whose engine (the caller) runs @qp nested:
+ *	    packets @qp sends then are not run inline again, which bounds
+ *	    the nesting to one level, and a request @qp sends to @parent
+ *	    finds it without a lookup (sib_loop_target())
  *
  * Context: any. Runs a few rounds inline in a sleepable task context,
  * otherwise (or for the rest) schedules qp->work.
  */
-void sib_qp_run(struct sib_qp *qp, bool nested)
+void sib_qp_run(struct sib_qp *qp, struct sib_qp *parent)
 {
 	if (!in_task() || irqs_disabled() || in_atomic()) {
 		sib_qp_poke(qp);
 		return;
 	}
-	sib_qp_rounds(qp, SIB_INLINE_ROUNDS, nested);
+	sib_qp_rounds(qp, SIB_INLINE_ROUNDS, parent);
 }
 
 /**
