@@ -325,8 +325,8 @@ static void sib_comp_atomic(struct sib_qp *qp, struct sk_buff *skb)
 	if (!sw || sw->wqe.opcode == IB_WR_RDMA_READ ||
 	    sib_pkt(skb)->psn != sw->first_psn)
 		return;
-	if (sib_sgl_copy(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge, 0,
-			 &orig, sizeof(orig), true)) {
+	if (sib_sgl_copy(qp->dev, &qp->mr_cache, qp->ibqp.pd, sw->sge,
+			 sw->wqe.num_sge, 0, &orig, sizeof(orig), true)) {
 		sib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

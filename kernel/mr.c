@@ -203,6 +203,8 @@ static int sib_mr_remove(struct sib_dev *dev, struct sib_mr *mr)
 		return -EBUSY;
 	}
 	__xa_erase(&dev->mr_xa, mr->ibmr.lkey >> 8);
+	/* every hint (sib_mr_get_cached()) from before is stale now */
+	WRITE_ONCE(dev->mr_gen, dev->mr_gen + 1);
 	xa_unlock(&dev->mr_xa);
 	sib_mr_put(mr);
 	wait_for_completion(&mr->released);
@@ -345,7 +347,8 @@ int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree(mr->fr_pages);
-	kfree(mr);
+	/* a hint read in an RCU section before mr_gen moved may still look */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 
@@ -399,14 +402,24 @@ void sib_mr_put(struct sib_mr *mr)
  * A cached MR is taken again when its current key, PD and access still
  * pass the checks of sib_mr_get(): an invalidation, a new fast-reg key
  * or a rereg of PD or access applies from the next packet on. A miss
- * looks the key up and keeps the MR in the cache until the round ends.
+ * tries the hints of earlier rounds, then looks the key up, and keeps
+ * the MR in the cache until the round ends.
+ *
+ * A hint holds no reference, so a deregistration never waits for an idle
+ * QP. It is used only inside an RCU read section that reads the
+ * device's mr_gen equal to the value read before the lookup that found
+ * the MR: sib_mr_remove() moves mr_gen after unpublishing an MR, and
+ * sib_dereg_mr() frees it after a grace period, so an MR a hint can
+ * still name is not freed before the section ends. The reference is
+ * then taken with refcount_inc_not_zero(), as a lookup does.
  * Context: the QP's work. Return: referenced MR (sib_mr_put()) or NULL
  * as sib_mr_get().
  */
 struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 				 struct ib_pd *pd, u32 key, int access)
 {
-	struct sib_mr *mr;
+	struct sib_mr *mr, *hit = NULL;
+	unsigned long gen;
 	int i;
 
 	/*
@@ -424,7 +437,27 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 			return mr;
 		}
 	}
-	mr = sib_mr_get(dev, pd, key, access);
+	rcu_read_lock();
+	/* before the hints are read and before the lookup below */
+	gen = smp_load_acquire(&dev->mr_gen);
+	for (i = 0; i < SIB_MR_CACHE_SIZE && !hit; i++) {
+		mr = mc->hint[i];
+		if (mr && mc->hint_gen[i] == gen && READ_ONCE(mr->key) == key &&
+		    READ_ONCE(mr->ibmr.pd) == pd &&
+		    (READ_ONCE(mr->access) & access) == access &&
+		    refcount_inc_not_zero(&mr->ref))
+			hit = mr;
+	}
+	rcu_read_unlock();
+	mr = hit;
+	if (!mr) {
+		mr = sib_mr_get(dev, pd, key, access);
+		if (mr) {
+			i = mc->hint_next++ % SIB_MR_CACHE_SIZE;
+			mc->hint[i] = mr;
+			mc->hint_gen[i] = gen;
+		}
+	}
 	if (mr) {
 		i = mc->next++ % SIB_MR_CACHE_SIZE;
 		if (mc->mr[i])
@@ -535,6 +568,7 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 /**
  * sib_sgl_copy() - copy part of a message from/to a scatter/gather list
  * @dev: device
+ * @mc: MR cache of the running QP, or NULL
  * @pd: PD of the QP
  * @sge: validated copy of the SGEs
  * @num_sge: entries in @sge
@@ -546,9 +580,9 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
  * Context: process or softirq. Return: 0, -EINVAL for a bad lkey or
  * missing access, -EFAULT for a range outside the MR or the SGEs.
  */
-int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
-		 const struct sib_sge *sge, u32 num_sge, u32 off,
-		 void *buf, u32 len, bool to_mr)
+int sib_sgl_copy(struct sib_dev *dev, struct sib_mr_cache *mc,
+		 struct ib_pd *pd, const struct sib_sge *sge, u32 num_sge,
+		 u32 off, void *buf, u32 len, bool to_mr)
 {
 	u32 i;
 
@@ -562,8 +596,8 @@ int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = sib_mr_get(dev, pd, sge[i].lkey,
-				to_mr ? IB_ACCESS_LOCAL_WRITE : 0);
+		mr = sib_mr_get_cached(dev, mc, pd, sge[i].lkey,
+				       to_mr ? IB_ACCESS_LOCAL_WRITE : 0);
 		if (!mr)
 			return -EINVAL;
 		err = sib_mr_copy(mr, sge[i].addr + off, buf, n, to_mr);

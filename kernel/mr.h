@@ -29,9 +29,9 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 				 struct ib_pd *pd, u32 key, int access);
 void sib_mr_cache_drop(struct sib_mr_cache *mc);
 int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
-int sib_sgl_copy(struct sib_dev *dev, struct ib_pd *pd,
-		 const struct sib_sge *sge, u32 num_sge, u32 off,
-		 void *buf, u32 len, bool to_mr);
+int sib_sgl_copy(struct sib_dev *dev, struct sib_mr_cache *mc,
+		 struct ib_pd *pd, const struct sib_sge *sge, u32 num_sge,
+		 u32 off, void *buf, u32 len, bool to_mr);
 int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
 		    int access);
 int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key);

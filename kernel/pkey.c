@@ -109,6 +109,39 @@ bool sib_pkey_port_accepts(struct sib_pkey_port *port, u16 pkey)
 }
 
 /**
+ * sib_pkey_loop_ok() - the P_Key checks between two QPs of the port
+ * @port: the port's table
+ * @sidx: pkey_index of the sending QP (untrusted: any value)
+ * @ridx: pkey_index of the receiving QP (untrusted)
+ *
+ * What a packet from the QP using entry @sidx to the QP using entry
+ * @ridx meets on its way (IBTA 10.9.3): a valid P_Key in its BTH (the
+ * entry at @sidx), the port's check (sib_pkey_port_accepts()) and the
+ * destination QP's (sib_pkey_match() with the entry at @ridx), all read
+ * from one version of the table. Context: any. Return: true to accept.
+ */
+bool sib_pkey_loop_ok(struct sib_pkey_port *port, u32 sidx, u32 ridx)
+{
+	struct sib_pkey_tbl *t;
+	bool ok = false;
+	u16 pkey;
+
+	if (sidx >= SIB_MAX_PKEYS || ridx >= SIB_MAX_PKEYS)
+		return false;
+	rcu_read_lock();
+	t = rcu_dereference(port->tbl);
+	if (t) {
+		pkey = t->pkey[sidx];
+		ok = sib_pkey_valid(pkey) &&
+		     test_bit(pkey & SIB_PKEY_BASE_MASK,
+			      (pkey & SIB_PKEY_FULL) ? t->member : t->full) &&
+		     sib_pkey_match(pkey, t->pkey[ridx]);
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/**
  * sib_pkey_find() - index of the entry a received P_Key matched
  * @port: table
  * @pkey: P_Key from a BTH that passed sib_pkey_port_accepts()

@@ -75,6 +75,7 @@ int sib_pkey_port_init(struct sib_pkey_port *port);
 void sib_pkey_port_destroy(struct sib_pkey_port *port);
 u16 sib_pkey_at(struct sib_pkey_port *port, u32 index);
 bool sib_pkey_port_accepts(struct sib_pkey_port *port, u16 pkey);
+bool sib_pkey_loop_ok(struct sib_pkey_port *port, u32 sidx, u32 ridx);
 u16 sib_pkey_find(struct sib_pkey_port *port, u16 pkey);
 int sib_pkey_set(struct sib_pkey_port *port, u32 index, u16 pkey);
 int sib_pkey_del(struct sib_pkey_port *port, u32 index);

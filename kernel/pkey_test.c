@@ -90,6 +90,41 @@ static void sib_pkey_test_port_membership(struct kunit *test)
 	sib_pkey_port_destroy(p);
 }
 
+/* sib_pkey_loop_ok() agrees with the port check and the match rule */
+static void sib_pkey_test_loop_ok(struct kunit *test)
+{
+	struct sib_pkey_port *p = sib_pkey_test_port(test);
+	u32 s, r;
+
+	KUNIT_ASSERT_EQ(test, sib_pkey_set(p, 1, 0x8001), 0);	/* full */
+	KUNIT_ASSERT_EQ(test, sib_pkey_set(p, 2, 0x0001), 0);	/* limited */
+	KUNIT_ASSERT_EQ(test, sib_pkey_set(p, 3, 0x0002), 0);	/* limited only */
+	KUNIT_ASSERT_EQ(test, sib_pkey_set(p, 4, 0x8003), 0);
+	for (s = 0; s < 8; s++) {
+		for (r = 0; r < 8; r++) {
+			u16 a = sib_pkey_at(p, s), b = sib_pkey_at(p, r);
+			bool want = sib_pkey_valid(a) &&
+				    sib_pkey_port_accepts(p, a) &&
+				    sib_pkey_match(a, b);
+
+			KUNIT_EXPECT_EQ_MSG(test, sib_pkey_loop_ok(p, s, r),
+					    want, "entries %u -> %u", s, r);
+		}
+	}
+	/* the cases spelled out: full-full, limited-full, limited-limited */
+	KUNIT_EXPECT_TRUE(test, sib_pkey_loop_ok(p, 1, 1));
+	KUNIT_EXPECT_TRUE(test, sib_pkey_loop_ok(p, 2, 1));
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, 2, 2));
+	/* a limited sender whose partition has no full entry on the port */
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, 3, 3));
+	/* an empty entry, other partitions, indices out of range */
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, 5, 1));
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, 1, 4));
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, SIB_MAX_PKEYS, 0));
+	KUNIT_EXPECT_FALSE(test, sib_pkey_loop_ok(p, 0, 0xffffffff));
+	sib_pkey_port_destroy(p);
+}
+
 static void sib_pkey_test_change_remove(struct kunit *test)
 {
 	struct sib_pkey_port *p = sib_pkey_test_port(test);
@@ -131,6 +166,7 @@ static struct kunit_case sib_pkey_test_cases[] = {
 	KUNIT_CASE(sib_pkey_test_match),
 	KUNIT_CASE(sib_pkey_test_default_table),
 	KUNIT_CASE(sib_pkey_test_port_membership),
+	KUNIT_CASE(sib_pkey_test_loop_ok),
 	KUNIT_CASE(sib_pkey_test_change_remove),
 	{}
 };

@@ -351,11 +351,9 @@ static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
 struct sib_qp *sib_loop_target(struct sib_qp *qp)
 {
 	struct sib_dev *dev = qp->dev;
-	u16 pkey = sib_qp_pkey(qp);
 	struct sib_qp *rqp;
 
-	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC ||
-	    !sib_pkey_valid(pkey) || !sib_pkey_port_accepts(&dev->pkey, pkey))
+	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC)
 		return NULL;
 	rqp = sib_rcv_loop_known(qp->task_nested ? qp->loop_parent :
 				 qp->loop_peer, qp->dest_qpn);
@@ -364,7 +362,8 @@ struct sib_qp *sib_loop_target(struct sib_qp *qp)
 	if (!rqp)
 		return NULL;
 	if (rqp->ibqp.qp_type != IB_QPT_RC ||
-	    !sib_pkey_match(pkey, sib_qp_pkey(rqp))) {
+	    !sib_pkey_loop_ok(&dev->pkey, READ_ONCE(qp->pkey_index),
+			      READ_ONCE(rqp->pkey_index))) {
 		sib_qp_put(rqp);
 		return NULL;
 	}

@@ -61,8 +61,8 @@ static int sib_req_payload(struct sib_qp *qp, struct sib_swqe *sw, u32 off,
 		memcpy(buf, sw->inline_data + off, len);
 		return 0;
 	}
-	return sib_sgl_copy(qp->dev, qp->ibqp.pd, sw->sge, sw->wqe.num_sge,
-			    off, buf, len, false);
+	return sib_sgl_copy(qp->dev, &qp->mr_cache, qp->ibqp.pd, sw->sge,
+			    sw->wqe.num_sge, off, buf, len, false);
 }
 
 /*

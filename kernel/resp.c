@@ -668,8 +668,8 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	if (rw->total_len < c.byte_len) {
 		c.status = IB_WC_LOC_LEN_ERR;
-	} else if (sib_sgl_copy(qp->dev, qp->ibqp.pd, rw->sge, rw->num_sge, 0,
-				grh, sizeof(grh), true) ||
+	} else if (sib_sgl_copy(qp->dev, &qp->mr_cache, qp->ibqp.pd, rw->sge,
+				rw->num_sge, 0, grh, sizeof(grh), true) ||
 		   sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd,
 				    rw->sge, rw->num_sge, sizeof(grh), skb,
 				    pkt->hdr_len, pkt->paylen)) {

@@ -62,6 +62,7 @@ struct sib_dev {
 	u32 next_qpn;
 	struct xarray mr_xa;		/* key index -> sib_mr */
 	u32 next_mr;
+	unsigned long mr_gen;		/* + 1 per MR removed (mr.c) */
 	struct xarray mw_xa;		/* key index -> sib_mw (mw.h) */
 	u32 next_mw;
 	atomic_t num_mw;
@@ -159,6 +160,7 @@ struct sib_mr {
 	u32 fr_max;
 	u32 fr_npages;
 	u32 fr_shift;
+	struct rcu_head rcu;		/* freed after a grace period: hints */
 };
 
 /*
@@ -168,11 +170,20 @@ struct sib_mr {
  *	lookup per round instead of one each, and a deregistration waits
  *	at most for the end of a round
  * @next: slot to replace next
+ * @hint: MRs earlier rounds looked up, unreferenced, kept across rounds
+ *	(a request/reply exchange uses the same keys every round); each is
+ *	trusted only while the device's mr_gen still reads @hint_gen, see
+ *	sib_mr_get_cached()
+ * @hint_gen: sib_dev.mr_gen before the lookup that found @hint
+ * @hint_next: hint slot to replace next
  */
 #define SIB_MR_CACHE_SIZE	2
 struct sib_mr_cache {
 	struct sib_mr *mr[SIB_MR_CACHE_SIZE];
 	u8 next;
+	u8 hint_next;
+	unsigned long hint_gen[SIB_MR_CACHE_SIZE];
+	struct sib_mr *hint[SIB_MR_CACHE_SIZE];
 };
 
 /*
