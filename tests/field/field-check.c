@@ -37,6 +37,10 @@
  *                 with ibv_wr_set_sge(.., 0) arrives as the GRH alone
  *   solicited     the responder's receive CQ armed solicited-only gets no
  *                 event for a plain SEND, one for a SEND with the SE bit
+ *   mw_inv        a WRITE through the responder's type 2 memory window, a
+ *                 SEND with Invalidate of its R_Key (the receive completion
+ *                 says so and names the key), then a WRITE through it fails
+ *                 with a remote access error
  *   flush         modify to ERROR flushes posted receives in order; a
  *                 receive and a SEND posted in ERROR complete flushed
  *   sge_zero      a SEND from SGEs of 50, 0 and 200 bytes into a receive of
@@ -701,6 +705,111 @@ static void case_solicited(struct ep *r, struct ep *s)
 		  0);
 }
 
+/* ---- mw_inv: a type 2 window of the responder, written, then invalidated
+ * by the requester's SEND with Invalidate (IETH across the pair); leaves
+ * both QPs in the error state: run it last but flush ---- */
+static void case_mw_inv(struct ep *r, struct ep *s)
+{
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct ibv_send_wr bw = { .wr_id = 801, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	int ret;
+
+	mr = ibv_reg_mr(s->d->pd, s->buf + TGT + 16384, 8192,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(s->d->pd, IBV_MW_TYPE_2);
+	if (!mr || !mw) {
+		fail("%s: reg_mr with MW_BIND or alloc_mw type 2: %s",
+		     s->d->name, strerror(errno));
+		goto out;
+	}
+	rkey = ibv_inc_rkey(mw->rkey);
+	bw.bind_mw.mw = mw;
+	bw.bind_mw.rkey = rkey;
+	bw.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = mr, .addr = (uintptr_t)s->buf + TGT + 16384 + 1024,
+		.length = 4096, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	ret = ibv_post_send(s->qp, &bw, &bad);
+	if (ret) {
+		fail("%s: bind of a type 2 window refused: %d", s->d->name, ret);
+		goto out;
+	}
+	if (!get_cqe(s->scq, &wc) || wc.status != IBV_WC_SUCCESS ||
+	    wc.wr_id != 801) {
+		fail("%s: bind completion: %s", s->d->name,
+		     ibv_wc_status_str(wc.status));
+		goto out;
+	}
+	/* WRITE through the window */
+	fill(r->buf, 64, 17);
+	{
+		struct ibv_sge sge = { (uintptr_t)r->buf, 64, r->mr->lkey };
+		struct ibv_send_wr w = {
+			.wr_id = 802, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+		};
+
+		w.wr.rdma.remote_addr = (uintptr_t)s->buf + TGT + 16384 + 1024;
+		w.wr.rdma.rkey = rkey;
+		if (ibv_post_send(r->qp, &w, &bad))
+			die("post_send");
+		expect_wc(r->scq, "WRITE through the window", 802,
+			  IBV_WC_RDMA_WRITE, 64, -1, 0);
+		if (!why[0] && memcmp(s->buf + TGT + 16384 + 1024, r->buf, 64))
+			fail("WRITE through the window: data differs");
+		if (why[0])
+			goto out;
+		/* SEND with Invalidate of the window's R_Key */
+		post_recv(s, 803, TGT, 256, 1);
+		w.wr_id = 804;
+		w.opcode = IBV_WR_SEND_WITH_INV;
+		w.invalidate_rkey = rkey;
+		sge.length = 8;
+		if (ibv_post_send(r->qp, &w, &bad))
+			die("post_send");
+		expect_wc(r->scq, "SEND with Invalidate", 804, IBV_WC_SEND, 8,
+			  -1, 0);
+		if (!get_cqe(s->rcq, &wc) || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != 803 || !(wc.wc_flags & IBV_WC_WITH_INV) ||
+		    wc.invalidated_rkey != rkey) {
+			fail("receive of SEND with Invalidate: %s, wr_id %llu, "
+			     "WITH_INV %d, key 0x%x (want 0x%x)",
+			     ibv_wc_status_str(wc.status),
+			     (unsigned long long)wc.wr_id,
+			     !!(wc.wc_flags & IBV_WC_WITH_INV),
+			     wc.invalidated_rkey, rkey);
+			goto out;
+		}
+		/* the window no longer grants access */
+		memset(s->buf + TGT + 16384 + 1024, 0, 64);
+		w.wr_id = 805;
+		w.opcode = IBV_WR_RDMA_WRITE;
+		sge.length = 64;
+		if (ibv_post_send(r->qp, &w, &bad))
+			die("post_send");
+		if (!get_cqe(r->scq, &wc) || wc.wr_id != 805 ||
+		    wc.status != IBV_WC_REM_ACCESS_ERR)
+			fail("WRITE through the invalidated window: %s, not "
+			     "remote access error", ibv_wc_status_str(wc.status));
+		else if (s->buf[TGT + 16384 + 1024] != 0)
+			fail("WRITE through the invalidated window placed data");
+	}
+out:
+	/* the responder QP saw the access error: drain its flushes */
+	while (ibv_poll_cq(s->scq, 1, &wc) > 0)
+		;
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
 /* ---- flush: the requester's QP moved to ERROR; last on a pair ---- */
 static void case_flush(struct ep *r, struct ep *s)
 {
@@ -1194,6 +1303,8 @@ int main(int argc, char **argv)
 	     "via ibv_create_ah_from_wc arrives; 0-byte UD SEND arrives");
 	PAIR("solicited", case_solicited, "solicited_only: no event for an "
 	     "unsolicited SEND, one for a solicited; armed for all: one");
+	PAIR("mw_inv", case_mw_inv, "WRITE through a type 2 window, SEND with "
+	     "Invalidate of its R_Key (WITH_INV, key), then REM_ACCESS_ERR");
 	PAIR("flush", case_flush, "4 receives flushed in order by modify to "
 	     "ERR; WRs posted in ERR complete flushed");
 	ep_fini(&r);

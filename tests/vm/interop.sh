@@ -102,14 +102,16 @@ OTHER="vlan_netdev_gids vlan_netdev_foreign_gid_refused vlan_netdev_coexist vlan
 # address-of-requester address-of-responder (LL: IPv6 link-local) cases ("all", or -o LIST).
 # rdma-core 44's rxe provider lacks the fix of rdma-core PR #1751, so no wr_api with rxe0
 # requesting, and 6.1's rdma_rxe does not complete a receive posted in the error state, so
-# no flush; the one-device cases ("local") run on softib requesters only
-FIELD_RUNS=("sib1 rxe0 192.168.7.1 192.168.7.2 all" "rxe0 sib1 192.168.7.2 192.168.7.1 zero_len,inline_max,sge_zero,atomics,too_many_sge,ud_over_mtu,solicited,srq_limit"
+# no flush; its receive completion of a SEND with Invalidate lacks IBV_WC_WITH_INV (it
+# passes the kernel's IB_WC_WITH_INVALIDATE bit, IBV_WC_IP_CSUM_OK in user space), so no
+# mw_inv with rxe0 responding; the one-device cases ("local") run on softib requesters only
+FIELD_RUNS=("sib1 rxe0 192.168.7.1 192.168.7.2 zero_len,inline_max,sge_zero,atomics,too_many_sge,wr_api,ud_over_mtu,solicited,flush,srq_limit,local" "rxe0 sib1 192.168.7.2 192.168.7.1 zero_len,inline_max,sge_zero,atomics,too_many_sge,ud_over_mtu,solicited,mw_inv,srq_limit"
 	"sib2 sib3 192.168.8.1 192.168.8.2 all" "sib1 rxe0 LL LL zero_len,atomics,ud_over_mtu,srq_limit" "rxe0 sib1 LL LL zero_len,atomics,ud_over_mtu")
 field_run_names() { # RUN: the names field-check prints for one of FIELD_RUNS
 	local q p a1 a2 cs c sfx=""
 	read -r q p a1 a2 cs <<<"$1"
 	[[ $a1 == LL ]] && sfx=_ll
-	[[ $cs == all ]] && cs=zero_len,inline_max,sge_zero,atomics,too_many_sge,wr_api,ud_over_mtu,solicited,flush,srq_limit,local
+	[[ $cs == all ]] && cs=zero_len,inline_max,sge_zero,atomics,too_many_sge,wr_api,ud_over_mtu,solicited,mw_inv,flush,srq_limit,local
 	echo "field_inline_probe_$q$sfx"
 	for c in ${cs//,/ }; do
 		if [[ $c == local ]]; then

@@ -131,7 +131,7 @@ if [[ -n $GID ]]; then
 		# the bug-report cases of tests/field/field-check between two QPs of DEV (the
 		# same-device path; README "Field cases"); rdma_rxe of 6.1 / rdma-core 44 fails
 		# wr_api and flush, so they are left out on rxe devices
-		fc=""; [[ $DEV == rxe* ]] && fc="-o zero_len,inline_max,sge_zero,atomics,too_many_sge,ud_over_mtu,solicited,srq_limit,local"
+		fc=""; [[ $DEV == rxe* ]] && fc="-o zero_len,inline_max,sge_zero,atomics,too_many_sge,ud_over_mtu,solicited,mw_inv,srq_limit,local"
 		echo "== field_loopback: field-check -d $DEV -D $DEV $fc"
 		rc=0; timeout -s KILL "$TMO" "$HERE/../field/field-check" -d "$DEV" -g "$GID" -D "$DEV" -G "$GID" $fc \
 			>"$OUT/field.out" 2>&1 || rc=$?
