@@ -144,9 +144,15 @@ static uint32_t sib_read_byte_len(struct ibv_cq_ex *ibcq)
 	return ex_to_sib_cq(ibcq)->cur.byte_len;
 }
 
+/* also ibv_wc_read_invalidated_rkey(), which takes the value as it is: the
+ * R_Key in host order, the immediate in wire order */
 static __be32 sib_read_imm_data(struct ibv_cq_ex *ibcq)
 {
-	return ex_to_sib_cq(ibcq)->cur.ex;
+	const struct sib_cqe *c = &ex_to_sib_cq(ibcq)->cur;
+
+	if (c->wc_flags & SIB_WC_F_INV)
+		return (__be32)be32toh(c->ex);
+	return c->ex;
 }
 
 static uint32_t sib_read_qp_num(struct ibv_cq_ex *ibcq)

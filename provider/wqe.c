@@ -208,7 +208,12 @@ void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc)
 	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = cqe->byte_len;
-	memcpy(&wc->imm_data, &cqe->ex, sizeof(wc->imm_data));
+	/* the CQE holds the immediate or the IETH's R_Key in wire order; the
+	 * invalidated R_Key is a host-order number in the ibv_wc */
+	if (cqe->wc_flags & SIB_WC_F_INV)
+		wc->invalidated_rkey = be32toh(cqe->ex);
+	else
+		memcpy(&wc->imm_data, &cqe->ex, sizeof(wc->imm_data));
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = sib_wc_flags(cqe->wc_flags);

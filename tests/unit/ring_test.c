@@ -533,6 +533,14 @@ static void test_cqe_to_wc(void)
 		  "cqe fields copied");
 	SIB_CHECK(wc.wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM), "wc flags GRH|IMM");
 	SIB_CHECK(sib_wc_flags(SIB_WC_F_INV) == IBV_WC_WITH_INV, "INV flag");
+	/* the IETH's R_Key travels in wire order, ibv_wc holds it in host order */
+	c.opcode = IBV_WC_RECV;
+	c.wc_flags = SIB_WC_F_INV;
+	c.ex = htobe32(0x800000f5);
+	sib_cqe_to_wc(&c, &wc);
+	SIB_CHECK(wc.wc_flags == IBV_WC_WITH_INV &&
+		  wc.invalidated_rkey == 0x800000f5,
+		  "invalidated rkey in host order");
 	SIB_CHECK(sib_wc_flags(0) == 0, "no flags");
 	SIB_CHECK(IBV_WC_SEND == 0 && IBV_WC_RECV == 128 &&
 		  IBV_WC_RECV_RDMA_WITH_IMM == 129 && IBV_WC_LOCAL_INV == 6 &&
