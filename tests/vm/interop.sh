@@ -124,7 +124,8 @@ field_run_names() { # RUN: the names field-check prints for one of FIELD_RUNS
 field_names() {
 	local run
 	for run in "${FIELD_RUNS[@]}"; do field_run_names "$run"; done
-	printf "%s\n" field_rping_sib1_rxe0 field_rping_rxe0_sib1 field_mcast_rxe0_sib1 field_mcast_sib1_rxe0 \
+	printf "%s\n" field_rping_sib1_rxe0 field_rping_rxe0_sib1 field_udaddy_sib1_rxe0 field_udaddy_rxe0_sib1 \
+		field_ucmatose_sib1_rxe0 field_mcast_rxe0_sib1 field_mcast_sib1_rxe0 \
 		field_lossy_atomics_sib1_rxe0
 }
 if ((LIST)); then
@@ -375,6 +376,19 @@ rping_pair() { # NAME SERVER-NS SERVER-ADDR CLIENT-NS: rdma_cm RC, 10 pings veri
 		check "$name" FAIL "server exit $src, client exit $crc, $n pings: $(tail -2 "$f.client" | tr '\n' ' ')"
 	fi
 }
+cm_pair() { # NAME PROG SERVER-NS SERVER-ADDR CLIENT-NS: ucmatose/udaddy -c 2 -C 10 -S 100
+	local name=$1 prog=$2 spid src=0 crc=0 f=$OUT/$1 why=""
+	nsx "$3" timeout -s KILL 60 "$prog" -b "$4" -c 2 -C 10 -S 100 >"$f.server" 2>&1 &
+	spid=$!
+	sleep 3
+	nsx "$5" timeout -s KILL 40 "$prog" -s "$4" -c 2 -C 10 -S 100 >"$f.client" 2>&1 || crc=$?
+	wait $spid || src=$?
+	((src == 0 && crc == 0)) || why+=" server exit $src, client exit $crc;"
+	grep -q 'return status 0' "$f.server" && grep -q 'return status 0' "$f.client" ||
+		why+=" no 'return status 0': $(tail -2 "$f.client" | tr '\n' ' ');"
+	if [[ -z $why ]]; then check "$name" ok "$prog -c 2 -C 10 -S 100 to $4: both sides done, status 0"
+	else why=${why# }; check "$name" FAIL "${why%;}"; fi
+}
 field_cases() {
 	local run q p a1 a2 cs sfx gq gp line name st detail f=$OUT/field.out seen=" " n
 	local ll1 ll2
@@ -402,6 +416,9 @@ field_cases() {
 	done
 	rping_pair field_rping_sib1_rxe0 - 192.168.7.2 A
 	rping_pair field_rping_rxe0_sib1 A 192.168.7.1 -
+	cm_pair field_udaddy_sib1_rxe0 udaddy - 192.168.7.2 A
+	cm_pair field_udaddy_rxe0_sib1 udaddy A 192.168.7.1 -
+	cm_pair field_ucmatose_sib1_rxe0 ucmatose - 192.168.7.2 A
 	mckey_pair field_mcast_rxe0_sib1 239.1.2.3 A 192.168.7.1 - 192.168.7.2
 	mckey_pair field_mcast_sib1_rxe0 239.1.2.4 - 192.168.7.2 A 192.168.7.1
 	modprobe sch_netem 2>/dev/null
