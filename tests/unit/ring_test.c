@@ -630,6 +630,31 @@ static void test_poll_cq(void)
 	SIB_CHECK(ex->next_poll(ex) == ENOENT, "next_poll ENOENT when empty");
 	ex->end_poll(ex);
 	SIB_CHECK(h->consumer == 6, "ex poll released both slots");
+	/* a receive of SEND with Invalidate: the key in host order, an
+	 * immediate in wire order, as ibv_wc_read_*() hand them on */
+	{
+		struct sib_cqe *c = sib_ring_slot(cq.ring.buf, h->producer,
+						  T_CQ_NUM, SIB_CQE_SIZE);
+
+		t_cq_produce(&cq, 22, IBV_WC_SUCCESS);
+		c->wc_flags = SIB_WC_F_INV;
+		c->ex = htobe32(0x800000f5);
+		c = sib_ring_slot(cq.ring.buf, h->producer, T_CQ_NUM,
+				  SIB_CQE_SIZE);
+		t_cq_produce(&cq, 23, IBV_WC_SUCCESS);
+		c->wc_flags = SIB_WC_F_IMM;
+		c->ex = htobe32(0x1234);
+	}
+	sib_cq_ex_setup(&cq, IBV_WC_EX_WITH_IMM);
+	SIB_CHECK(ex->start_poll(ex, &pa) == 0 && ex->wr_id == 22 &&
+		  (ibv_wc_read_wc_flags(ex) & IBV_WC_WITH_INV) &&
+		  ibv_wc_read_invalidated_rkey(ex) == 0x800000f5,
+		  "ex poll: invalidated rkey in host order");
+	SIB_CHECK(ex->next_poll(ex) == 0 && ex->wr_id == 23 &&
+		  ibv_wc_read_imm_data(ex) == htobe32(0x1234),
+		  "ex poll: immediate in wire order");
+	ex->end_poll(ex);
+	SIB_CHECK(h->consumer == 8, "ex poll released both slots");
 	SIB_CHECK(ex->start_poll(ex, &pa) == ENOENT, "start_poll ENOENT when empty");
 	/* lock must be free again after ENOENT from start_poll */
 	SIB_CHECK(pthread_spin_trylock(&cq.lock) == 0, "lock released");
