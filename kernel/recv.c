@@ -109,7 +109,13 @@ static struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn)
 	if (!qp || qp->ibqp.qp_num != qpn ||
 	    test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		return NULL;
-	refcount_inc(&qp->ref);
+	/*
+	 * A parent's destroy may drop its last reference while its run,
+	 * which runs us, is still under way (the run ends before the QP is
+	 * freed): then the lookup, which no longer finds it, decides.
+	 */
+	if (!refcount_inc_not_zero(&qp->ref))
+		return NULL;
 	return qp;
 }
 

@@ -298,6 +298,8 @@ enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
 	taken = !qp->task_running;
 	if (taken) {
 		qp->task_running = true;
+		/* a direct delivery's runner has no parent (sib_loop_target()) */
+		qp->loop_parent = NULL;
 		/* a run follows: posts until then need no doorbell */
 		if (will_run && sib_sq_user(qp))
 			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
@@ -372,7 +374,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 	if (!sib_task_enter(qp))
 		return;
 	qp->task_nested = nested;
-	/* the runner's own: the next runner sets it before any use */
+	/* the runner's own: every runner sets it (or sib_task_claim() clears it) */
 	qp->loop_parent = parent;
 	/* a request handed over directly counts as one this run answered */
 	qp->task_served = qp->direct_served;
