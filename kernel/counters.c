@@ -41,7 +41,6 @@ void sib_counters_free(struct sib_dev *dev)
 	dev->counters = NULL;
 }
 
-
 /**
  * sib_counter_read() - a counter's value, the sum of every CPU's share
  * @dev: device

@@ -83,6 +83,14 @@ u16 sib_pkey_at(struct sib_pkey_port *port, u32 index)
 	return pkey;
 }
 
+/* the port check of sib_pkey_port_accepts() against one table version */
+static bool sib_pkey_tbl_accepts(const struct sib_pkey_tbl *t, u16 pkey)
+{
+	return sib_pkey_valid(pkey) &&
+	       test_bit(pkey & SIB_PKEY_BASE_MASK,
+			(pkey & SIB_PKEY_FULL) ? t->member : t->full);
+}
+
 /**
  * sib_pkey_port_accepts() - the port-level P_Key check (IBTA 10.9.3)
  * @port: table of the receiving port
@@ -94,16 +102,13 @@ u16 sib_pkey_at(struct sib_pkey_port *port, u32 index)
  */
 bool sib_pkey_port_accepts(struct sib_pkey_port *port, u16 pkey)
 {
-	unsigned int base = pkey & SIB_PKEY_BASE_MASK;
 	struct sib_pkey_tbl *t;
 	bool ok = false;
 
-	if (!sib_pkey_valid(pkey))
-		return false;
 	rcu_read_lock();
 	t = rcu_dereference(port->tbl);
 	if (t)
-		ok = test_bit(base, (pkey & SIB_PKEY_FULL) ? t->member : t->full);
+		ok = sib_pkey_tbl_accepts(t, pkey);
 	rcu_read_unlock();
 	return ok;
 }
@@ -132,9 +137,7 @@ bool sib_pkey_loop_ok(struct sib_pkey_port *port, u32 sidx, u32 ridx)
 	t = rcu_dereference(port->tbl);
 	if (t) {
 		pkey = t->pkey[sidx];
-		ok = sib_pkey_valid(pkey) &&
-		     test_bit(pkey & SIB_PKEY_BASE_MASK,
-			      (pkey & SIB_PKEY_FULL) ? t->member : t->full) &&
+		ok = sib_pkey_tbl_accepts(t, pkey) &&
 		     sib_pkey_match(pkey, t->pkey[ridx]);
 	}
 	rcu_read_unlock();

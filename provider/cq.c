@@ -36,9 +36,10 @@ static int sib_cq_take(struct sib_cq *cq, struct sib_cqe *out)
  * under the lock. Safe against a concurrent resize: the header read may
  * be of a ring resize_cq replaced, but its address is still readable
  * (cq->ranges, see sib_resize_cq()), and a resize in between shows in
- * cq->gen, which sends the caller to the lock. Against a concurrent poller: the consumer index only grows and
- * never passes the producer, so reading it before the producer gives an
- * "empty" that was true when the producer was read.
+ * cq->gen, which sends the caller to the lock. Against a concurrent
+ * poller: the consumer index only grows and never passes the producer,
+ * so reading it before the producer gives an "empty" that was true when
+ * the producer was read.
  */
 static int sib_cq_peek_empty(struct sib_cq *cq)
 {
