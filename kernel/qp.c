@@ -356,7 +356,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	skb_queue_head_init(&qp->rxq);
 	INIT_WORK(&qp->work, sib_qp_task);
-	spin_lock_init(&qp->task_lock);
+	atomic_set(&qp->task_state, 0);
 	sib_timers_init(qp);
 	err = sib_qp_alloc_qpn(dev, qp, init->qp_type);
 	if (err)
@@ -502,7 +502,7 @@ static void sib_qp_reset(struct sib_qp *qp)
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	/* an inline runner (a loopback peer) finishes its round */
-	while (READ_ONCE(qp->task_running))
+	while (atomic_read(&qp->task_state) & SIB_TASK_RUNNING)
 		usleep_range(50, 100);
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);

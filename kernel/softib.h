@@ -398,6 +398,10 @@ struct sib_lb_answer {
 	u32 psn;
 };
 
+/* sib_qp.task_state: the QP's runner (task.c) */
+#define SIB_TASK_RUNNING	BIT(0)	/* a context runs its rounds */
+#define SIB_TASK_PENDING	BIT(1)	/* and must do one more */
+
 struct sib_qp {
 	struct ib_qp ibqp;
 	struct sib_dev *dev;
@@ -446,9 +450,7 @@ struct sib_qp {
 	struct sib_lb_answer *lb_answer;
 	struct sk_buff *loop_skb;	/* reused for direct requests (loop.c) */
 	struct work_struct work;
-	spinlock_t task_lock;		/* task_running, task_pending */
-	bool task_running;
-	bool task_pending;
+	atomic_t task_state;		/* SIB_TASK_* (task.c) */
 	bool task_nested;		/* running inline for another QP */
 	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
 	/* while this QP runs nested: the QP whose run runs it (task.c) */

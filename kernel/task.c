@@ -9,10 +9,10 @@
  * context that produced the work when that is a sleepable task: a user
  * doorbell, or a loopback packet sent by another QP's engine. Inline
  * running matters: with busy-polling processes on every CPU a worker
- * thread may wait a scheduler tick for each hop. task_lock with the
- * running/pending flags makes sure rounds of one QP never overlap: who
- * finds the QP running only marks it pending, and the runner does
- * another round.
+ * thread may wait a scheduler tick for each hop. task_state, changed
+ * only by compare-and-exchange, makes sure rounds of one QP never
+ * overlap: who finds the QP running only marks it pending, and the
+ * runner does another round.
  *
  * User send queues follow the kernel_idle protocol of softib-abi.h: while
  * a runner owns the QP the ring header says kernel_idle = 0 and the
@@ -265,22 +265,19 @@ static bool sib_qp_linger(struct sib_qp *qp)
 /* become the runner, or mark the running one pending; true: we run */
 static bool sib_task_enter(struct sib_qp *qp)
 {
-	unsigned long flags;
-	bool run;
+	int s = atomic_read(&qp->task_state), want;
 
-	spin_lock_irqsave(&qp->task_lock, flags);
-	run = !qp->task_running;
-	if (run) {
-		qp->task_running = true;
-		qp->task_pending = false;
-		/* posts need no doorbell until sib_sq_recheck() */
-		if (sib_sq_user(qp))
-			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
-	} else {
-		qp->task_pending = true;
-	}
-	spin_unlock_irqrestore(&qp->task_lock, flags);
-	return run;
+	/* always a full-barrier RMW: what the caller queued is seen */
+	do {
+		want = s & SIB_TASK_RUNNING ? s | SIB_TASK_PENDING :
+		       SIB_TASK_RUNNING;
+	} while (!atomic_try_cmpxchg(&qp->task_state, &s, want));
+	if (s & SIB_TASK_RUNNING)
+		return false;
+	/* posts need no doorbell until sib_sq_recheck() */
+	if (sib_sq_user(qp))
+		WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
+	return true;
 }
 
 /**
@@ -300,23 +297,19 @@ static bool sib_task_enter(struct sib_qp *qp)
  */
 enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
 {
-	unsigned long flags;
-	bool taken;
+	int idle = 0;
 
 	if (READ_ONCE(qp->task_gap) == current)
 		return SIB_CLAIM_OWN;
-	spin_lock_irqsave(&qp->task_lock, flags);
-	taken = !qp->task_running;
-	if (taken) {
-		qp->task_running = true;
-		/* a direct delivery's runner has no parent (sib_loop_target()) */
-		qp->loop_parent = NULL;
-		/* a run follows: posts until then need no doorbell */
-		if (will_run && sib_sq_user(qp))
-			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
-	}
-	spin_unlock_irqrestore(&qp->task_lock, flags);
-	return taken ? SIB_CLAIM_TAKEN : SIB_CLAIM_NONE;
+	/* not running means no round pending either */
+	if (!atomic_try_cmpxchg(&qp->task_state, &idle, SIB_TASK_RUNNING))
+		return SIB_CLAIM_NONE;
+	/* a direct delivery's runner has no parent (sib_loop_target()) */
+	qp->loop_parent = NULL;
+	/* a run follows: posts until then need no doorbell */
+	if (will_run && sib_sq_user(qp))
+		WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
+	return SIB_CLAIM_TAKEN;
 }
 
 /**
@@ -328,34 +321,40 @@ enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
  */
 bool sib_task_release(struct sib_qp *qp)
 {
-	unsigned long flags;
-	bool pending;
-
-	spin_lock_irqsave(&qp->task_lock, flags);
-	qp->task_running = false;
-	pending = qp->task_pending;
-	spin_unlock_irqrestore(&qp->task_lock, flags);
-	return pending;
+	return atomic_xchg(&qp->task_state, 0) & SIB_TASK_PENDING;
 }
 
-/* end a round; true when the runner stops (nothing more to do) */
+/*
+ * End a round; true when the runner stops (nothing more to do). A
+ * request for a round made before the final exchange of task_state makes
+ * that exchange fail and is seen by the next try; one made after it finds
+ * the QP not running and schedules its work (sib_qp_poke()).
+ */
 static bool sib_task_done(struct sib_qp *qp, bool more, bool last)
 {
-	unsigned long flags;
-	bool stop;
+	int s = atomic_read(&qp->task_state);
+	bool idle = false, go_on;
 
-	spin_lock_irqsave(&qp->task_lock, flags);
-	more |= qp->task_pending;
-	qp->task_pending = false;
-	if (!more)
+	if (s & SIB_TASK_PENDING)
+		more = true;
+	if (!more) {
 		more = sib_sq_recheck(qp);
-	stop = !more || last;
-	if (stop)
-		qp->task_running = false;
-	spin_unlock_irqrestore(&qp->task_lock, flags);
+		idle = !more && sib_sq_user(qp);
+	}
+	do {
+		go_on = (more || (s & SIB_TASK_PENDING)) && !last;
+	} while (!atomic_try_cmpxchg(&qp->task_state, &s,
+				     go_on ? SIB_TASK_RUNNING : 0));
+	if (go_on) {
+		/* asked for a round after the recheck: still the runner */
+		if (idle)
+			WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
+		return false;
+	}
+	more |= s & SIB_TASK_PENDING;
 	if (more && last && !test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		queue_work(sib_wq, &qp->work);
-	return stop;
+	return true;
 }
 
 /* run the QP the last round looped packets to; Context: task, no locks */
@@ -477,14 +476,14 @@ void sib_qp_run_after(struct sib_qp *runner, struct sib_qp *qp)
  */
 void sib_qp_poke(struct sib_qp *qp)
 {
-	unsigned long flags;
-	bool running;
+	int s = atomic_read(&qp->task_state);
 
-	spin_lock_irqsave(&qp->task_lock, flags);
-	running = qp->task_running;
-	if (running)
-		qp->task_pending = true;
-	spin_unlock_irqrestore(&qp->task_lock, flags);
-	if (!running && !test_bit(SIB_QPF_DESTROYING, &qp->flags))
+	/* a runner takes the request: a full-barrier RMW, like its own */
+	while (s & SIB_TASK_RUNNING) {
+		if (atomic_try_cmpxchg(&qp->task_state, &s,
+				       s | SIB_TASK_PENDING))
+			return;
+	}
+	if (!test_bit(SIB_QPF_DESTROYING, &qp->flags))
 		queue_work(sib_wq, &qp->work);
 }
