@@ -391,19 +391,15 @@ void sib_mr_put(struct sib_mr *mr)
 		complete(&mr->released);
 }
 
-/**
- * sib_mr_get_cached() - sib_mr_get() through a QP's per-round MR cache
- * @dev: device
- * @mc: the cache of the QP whose engine runs, or NULL (plain lookup)
- * @pd: the PD the MR must be in
- * @key: lkey or rkey (untrusted)
- * @access: IB_ACCESS_* flags the access needs
- *
- * A cached MR is taken again when its current key, PD and access still
- * pass the checks of sib_mr_get(): an invalidation, a new fast-reg key
- * or a rereg of PD or access applies from the next packet on. A miss
- * tries the hints of earlier rounds, then looks the key up, and keeps
- * the MR in the cache until the round ends.
+/*
+ * The MR of @key through the per-round cache @mc: a cached MR is taken
+ * again when its current key, PD and access still pass the checks of
+ * sib_mr_get() (an invalidation, a new fast-reg key or a rereg of PD or
+ * access applies from the next packet on). A miss tries the hints of
+ * earlier rounds, then looks the key up, and keeps the MR in the cache
+ * until the round ends. The cache holds the one reference: the MR is the
+ * caller's to use until its next lookup through @mc (which may evict it)
+ * or the end of the round.
  *
  * A hint holds no reference, so a deregistration never waits for an idle
  * QP. It is used only inside an RCU read section that reads the
@@ -412,30 +408,21 @@ void sib_mr_put(struct sib_mr *mr)
  * sib_dereg_mr() frees it after a grace period, so an MR a hint can
  * still name is not freed before the section ends. The reference is
  * then taken with refcount_inc_not_zero(), as a lookup does.
- * Context: the QP's work. Return: referenced MR (sib_mr_put()) or NULL
- * as sib_mr_get().
  */
-struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
-				 struct ib_pd *pd, u32 key, int access)
+static struct sib_mr *sib_mr_cache_find(struct sib_dev *dev,
+					struct sib_mr_cache *mc,
+					struct ib_pd *pd, u32 key, int access)
 {
 	struct sib_mr *mr, *hit = NULL;
 	unsigned long gen;
 	int i;
 
-	/*
-	 * an invalidated MR's key reads 0, which no valid key is (indices
-	 * start at 1): a key of 0 must never match one in the cache
-	 */
-	if (!mc || !key)
-		return sib_mr_get(dev, pd, key, access);
 	for (i = 0; i < SIB_MR_CACHE_SIZE; i++) {
 		mr = mc->mr[i];
 		if (mr && READ_ONCE(mr->key) == key &&
 		    READ_ONCE(mr->ibmr.pd) == pd &&
-		    (READ_ONCE(mr->access) & access) == access) {
-			refcount_inc(&mr->ref);
+		    (READ_ONCE(mr->access) & access) == access)
 			return mr;
-		}
 	}
 	rcu_read_lock();
 	/* before the hints are read and before the lookup below */
@@ -452,20 +439,64 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 	mr = hit;
 	if (!mr) {
 		mr = sib_mr_get(dev, pd, key, access);
-		if (mr) {
-			i = mc->hint_next++ % SIB_MR_CACHE_SIZE;
-			mc->hint[i] = mr;
-			mc->hint_gen[i] = gen;
-		}
+		if (!mr)
+			return NULL;
+		i = mc->hint_next++ % SIB_MR_CACHE_SIZE;
+		mc->hint[i] = mr;
+		mc->hint_gen[i] = gen;
 	}
-	if (mr) {
-		i = mc->next++ % SIB_MR_CACHE_SIZE;
-		if (mc->mr[i])
-			sib_mr_put(mc->mr[i]);
-		refcount_inc(&mr->ref);
-		mc->mr[i] = mr;
-	}
+	/* the reference just taken becomes the cache's */
+	i = mc->next++ % SIB_MR_CACHE_SIZE;
+	if (mc->mr[i])
+		sib_mr_put(mc->mr[i]);
+	mc->mr[i] = mr;
 	return mr;
+}
+
+/**
+ * sib_mr_get_cached() - sib_mr_get() through a QP's per-round MR cache
+ * @dev: device
+ * @mc: the cache of the QP whose engine runs, or NULL (plain lookup)
+ * @pd: the PD the MR must be in
+ * @key: lkey or rkey (untrusted)
+ * @access: IB_ACCESS_* flags the access needs
+ *
+ * The cache's rules (key, PD and access checked again on every hit,
+ * hints of earlier rounds trusted only under RCU with an unchanged
+ * mr_gen) are those of sib_mr_cache_find(); the copies of mr.c use the
+ * cache's reference, this takes one more for the caller.
+ * Context: the QP's work. Return: referenced MR (sib_mr_put()) or NULL
+ * as sib_mr_get().
+ */
+struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
+				 struct ib_pd *pd, u32 key, int access)
+{
+	struct sib_mr *mr;
+
+	/*
+	 * an invalidated MR's key reads 0, which no valid key is (indices
+	 * start at 1): a key of 0 must never match one in the cache
+	 */
+	if (!mc || !key)
+		return sib_mr_get(dev, pd, key, access);
+	mr = sib_mr_cache_find(dev, mc, pd, key, access);
+	if (mr)
+		refcount_inc(&mr->ref);
+	return mr;
+}
+
+/*
+ * The MR for one SGE of a copy: the cache's, not referenced for the
+ * caller (*@put false), or without a cache a referenced one.
+ */
+static struct sib_mr *sib_sge_mr(struct sib_dev *dev, struct sib_mr_cache *mc,
+				 struct ib_pd *pd, u32 key, int access,
+				 bool *put)
+{
+	*put = !mc || !key;
+	if (*put)
+		return sib_mr_get(dev, pd, key, access);
+	return sib_mr_cache_find(dev, mc, pd, key, access);
 }
 
 /**
@@ -588,6 +619,7 @@ int sib_sgl_copy(struct sib_dev *dev, struct sib_mr_cache *mc,
 
 	for (i = 0; i < num_sge && len; i++) {
 		struct sib_mr *mr;
+		bool put;
 		u32 n;
 		int err;
 
@@ -596,12 +628,13 @@ int sib_sgl_copy(struct sib_dev *dev, struct sib_mr_cache *mc,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = sib_mr_get_cached(dev, mc, pd, sge[i].lkey,
-				       to_mr ? IB_ACCESS_LOCAL_WRITE : 0);
+		mr = sib_sge_mr(dev, mc, pd, sge[i].lkey,
+				to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &put);
 		if (!mr)
 			return -EINVAL;
 		err = sib_mr_copy(mr, sge[i].addr + off, buf, n, to_mr);
-		sib_mr_put(mr);
+		if (put)
+			sib_mr_put(mr);
 		if (err)
 			return err;
 		buf += n;
@@ -965,6 +998,7 @@ static int sib_sgl_walk(struct sib_dev *dev, struct sib_mr_cache *mc,
 
 	for (i = 0; i < num_sge && len; i++) {
 		struct sib_mr *mr;
+		bool put;
 		u32 n;
 		int err;
 
@@ -973,11 +1007,12 @@ static int sib_sgl_walk(struct sib_dev *dev, struct sib_mr_cache *mc,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = sib_mr_get_cached(dev, mc, pd, sge[i].lkey, access);
+		mr = sib_sge_mr(dev, mc, pd, sge[i].lkey, access, &put);
 		if (!mr)
 			return -EINVAL;
 		err = sib_mr_walk(mr, sge[i].addr + off, n, fn, io);
-		sib_mr_put(mr);
+		if (put)
+			sib_mr_put(mr);
 		if (err)
 			return err;
 		len -= n;
