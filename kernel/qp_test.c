@@ -6,12 +6,13 @@
  * device, no rings): value checks against the device limits, rejected
  * transitions that leave the state alone, a UD QP walked through every
  * state with the attribute side effects, sib_qp_error() and the SQD
- * drained event.
+ * drained event; last the runner state of task.c.
  */
 #include <kunit/test.h>
 
 #include "softib.h"
 #include "qp.h"
+#include "task.h"
 #include "timers.h"
 
 #define RC_INIT_REQ (IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | \
@@ -400,6 +401,55 @@ static void sib_qp_test_sqd_drained(struct kunit *test)
 	sib_qt_done(qp);
 }
 
+static atomic_t sib_qt_kicks;
+
+static void sib_qt_count(struct work_struct *w)
+{
+	atomic_inc(&sib_qt_kicks);
+}
+
+/*
+ * The runner state of task.c: one context runs a QP's rounds, the others
+ * only ask for one more (pending), which the runner takes when it stops;
+ * a QP nobody runs gets its work scheduled.
+ */
+static void sib_qp_test_runner_state(struct kunit *test)
+{
+	struct sib_qp *qp = sib_qt_qp(test, IB_QPT_RC);
+
+	INIT_WORK(&qp->work, sib_qt_count);
+	atomic_set(&sib_qt_kicks, 0);
+	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, true), SIB_CLAIM_TAKEN);
+	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, true), SIB_CLAIM_NONE);
+	KUNIT_EXPECT_FALSE(test, sib_task_release(qp));
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
+	/* a poke while it runs marks it and schedules nothing */
+	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, false), SIB_CLAIM_TAKEN);
+	sib_qp_poke(qp);
+	sib_qp_poke(qp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state),
+			SIB_TASK_RUNNING | SIB_TASK_PENDING);
+	flush_work(&qp->work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 0);
+	/* the releasing runner learns that a round is owed */
+	KUNIT_EXPECT_TRUE(test, sib_task_release(qp));
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
+	/* an inline run (RESET: one round that drops nothing) stops clean */
+	sib_qp_run(qp, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
+	/* nobody runs it: a poke schedules the work, once */
+	sib_qp_poke(qp);
+	flush_work(&qp->work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
+	/* and never for a QP being destroyed */
+	set_bit(SIB_QPF_DESTROYING, &qp->flags);
+	sib_qp_poke(qp);
+	flush_work(&qp->work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 1);
+	sib_qt_done(qp);
+}
+
 static struct kunit_case sib_qp_test_cases[] = {
 	KUNIT_CASE(sib_qp_test_rc_reset_to_init),
 	KUNIT_CASE(sib_qp_test_rc_init_to_rtr),
@@ -412,6 +462,7 @@ static struct kunit_case sib_qp_test_cases[] = {
 	KUNIT_CASE(sib_qp_test_modify_ud_walk),
 	KUNIT_CASE(sib_qp_test_error),
 	KUNIT_CASE(sib_qp_test_sqd_drained),
+	KUNIT_CASE(sib_qp_test_runner_state),
 	{}
 };
 
