@@ -502,8 +502,10 @@ static void sib_qp_reset(struct sib_qp *qp)
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	/* an inline runner (a loopback peer) finishes its round */
-	while (atomic_read(&qp->task_state) & SIB_TASK_RUNNING)
+	while (atomic_read_acquire(&qp->task_state) & SIB_TASK_RUNNING)
 		usleep_range(50, 100);
+	/* one that stopped at its round budget queued the work again */
+	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);
 	spin_lock_irq(&qp->sq.lock);

@@ -10,9 +10,9 @@
  * doorbell, or a loopback packet sent by another QP's engine. Inline
  * running matters: with busy-polling processes on every CPU a worker
  * thread may wait a scheduler tick for each hop. task_state, changed
- * only by compare-and-exchange, makes sure rounds of one QP never
- * overlap: who finds the QP running only marks it pending, and the
- * runner does another round.
+ * only by fully ordered atomic read-modify-writes, makes sure rounds of
+ * one QP never overlap: who finds the QP running only marks it pending,
+ * and the runner does another round.
  *
  * User send queues follow the kernel_idle protocol of softib-abi.h: while
  * a runner owns the QP the ring header says kernel_idle = 0 and the
@@ -255,6 +255,9 @@ static bool sib_qp_linger(struct sib_qp *qp)
 			barrier();
 		}
 		cpu_relax();
+		/* a round was asked for meanwhile: no reason to wait more */
+		if (atomic_read(&qp->task_state) & SIB_TASK_PENDING)
+			return false;
 	} while (local_clock() < end && !need_resched());
 	if (qp->linger_misses < U8_MAX)
 		qp->linger_misses++;
