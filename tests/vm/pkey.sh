@@ -87,6 +87,16 @@ ip -n pkA link set lo up; ip -n pkB link set lo up
 ip netns exec pkA rdma link add sibA type softib netdev vA || exit 2
 ip netns exec pkB rdma link add sibB type softib netdev vB || exit 2
 wait_gid sibA && wait_gid sibB || exit 2
+# ib_core resolves a RoCE AH's MAC (create_ah, RTR) within a 1 s timeout: have the
+# neighbours resolved first, so that a slow first ARP on the debug kernel under TCG fails no case
+# (every case failed at RTR/create_ah with EINVAL twice on the debug kernel, never on a rerun)
+# (a TCP connection attempt to a closed port: ARP, then a reset; no ping on this system)
+for nsd in "pkA 192.168.77.2" "pkB 192.168.77.1"; do
+	read -r ns ip <<<"$nsd"
+	ip netns exec "$ns" timeout 10 bash -c "exec 3<>/dev/tcp/$ip/9" 2>/dev/null
+	ip -n "$ns" neigh show "$ip" | grep -q lladdr ||
+		echo "pkey.sh: $ip not resolved in $ns (the cases below will show it)"
+done
 
 # ------------------------------------------------------------------ the table
 out=$("$T" show sibA 2>&1); echo "$out"
