@@ -453,6 +453,23 @@ static struct sib_mr *sib_mr_cache_find(struct sib_dev *dev,
 	return mr;
 }
 
+/*
+ * The MR of @key for one access: the cache's, not referenced for the
+ * caller (*@put false), or without a cache a referenced one. An
+ * invalidated MR's key reads 0, which no valid key is (indices start at
+ * 1): a key of 0 never goes through the cache, so it never matches one
+ * there.
+ */
+static struct sib_mr *sib_sge_mr(struct sib_dev *dev, struct sib_mr_cache *mc,
+				 struct ib_pd *pd, u32 key, int access,
+				 bool *put)
+{
+	*put = !mc || !key;
+	if (*put)
+		return sib_mr_get(dev, pd, key, access);
+	return sib_mr_cache_find(dev, mc, pd, key, access);
+}
+
 /**
  * sib_mr_get_cached() - sib_mr_get() through a QP's per-round MR cache
  * @dev: device
@@ -471,32 +488,12 @@ static struct sib_mr *sib_mr_cache_find(struct sib_dev *dev,
 struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 				 struct ib_pd *pd, u32 key, int access)
 {
-	struct sib_mr *mr;
+	bool put;
+	struct sib_mr *mr = sib_sge_mr(dev, mc, pd, key, access, &put);
 
-	/*
-	 * an invalidated MR's key reads 0, which no valid key is (indices
-	 * start at 1): a key of 0 must never match one in the cache
-	 */
-	if (!mc || !key)
-		return sib_mr_get(dev, pd, key, access);
-	mr = sib_mr_cache_find(dev, mc, pd, key, access);
-	if (mr)
+	if (mr && !put)
 		refcount_inc(&mr->ref);
 	return mr;
-}
-
-/*
- * The MR for one SGE of a copy: the cache's, not referenced for the
- * caller (*@put false), or without a cache a referenced one.
- */
-static struct sib_mr *sib_sge_mr(struct sib_dev *dev, struct sib_mr_cache *mc,
-				 struct ib_pd *pd, u32 key, int access,
-				 bool *put)
-{
-	*put = !mc || !key;
-	if (*put)
-		return sib_mr_get(dev, pd, key, access);
-	return sib_mr_cache_find(dev, mc, pd, key, access);
 }
 
 /**

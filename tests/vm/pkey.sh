@@ -72,8 +72,8 @@ batch() { # FILE: run the cases of FILE in one process, output to $BOUT
 		L[$name]="${*:1:5}"
 		for kv in "$@"; do F[$name.${kv%%=*}]=${kv#*=}; done
 	done <"$BOUT"
-	# a set-up that failed at address resolution (seen once on the debug kernel: every
-	# case EINVAL at RTR/create_ah): the GID tables, routes and neighbours, for the log
+	# a set-up that failed at address resolution (see NEIGH above): the GID tables, routes
+	# and neighbours, for the log
 	if grep -q 'setup=\(modify_qp_rtr\|create_ah\)' "$BOUT"; then
 		echo "  | address state after a set-up failure:"
 		gid_dump | sed 's/^/  |   /'
