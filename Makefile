@@ -12,7 +12,7 @@ DESTDIR ?=
 all: module provider load perf pkey wire loop doorbell field
 
 help:
-	@echo "make [all]      build softib.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
+	@echo "make [all]      build softib.ko, softib_db.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
 	@echo "make module     only the kernel module (W=1 for extra warnings)"
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
@@ -22,7 +22,7 @@ help:
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
-	@echo "make module-debug  softib.ko for tools/build-debug-kernel's kernel, in build/debug/"
+	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
 	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
@@ -64,6 +64,7 @@ field:
 install: all
 	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
 	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib.ko
+	install -D -m 0644 softib_db.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib_db.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -C provider install DESTDIR=$(DESTDIR)
 

@@ -58,6 +58,7 @@
 	X(WORK_ROUNDS,		"work_rounds")		\
 	X(SQ_DOORBELLS,		"sq_doorbells")		\
 	X(SQ_DOORBELLS_IOCTL,	"sq_doorbells_ioctl")	\
+	X(SQ_DOORBELLS_FILE,	"sq_doorbells_file")	\
 	X(SQ_LINGER_HITS,	"sq_linger_hits")	\
 	X(SQ_LINGER_MISSES,	"sq_linger_misses")
 

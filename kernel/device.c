@@ -200,11 +200,15 @@ static void sib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 
 static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
+	struct sib_ucontext *uc = to_sib_uc(uctx);
 	struct sib_alloc_ucontext_resp resp = {};
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC | SIB_UCTX_RESP_F_DB_IOCTL;
+	xa_init(&uc->db_qps);
+	mutex_init(&uc->db_lock);
+	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC | SIB_UCTX_RESP_F_DB_IOCTL |
+			 SIB_UCTX_RESP_F_DB_FILE;
 	resp.cqe_size = SIB_CQE_SIZE;
 	resp.send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
 	resp.recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
@@ -212,8 +216,15 @@ static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
+/* the core destroyed every object of the context before */
 static void sib_dealloc_ucontext(struct ib_ucontext *uctx)
 {
+	struct sib_ucontext *uc = to_sib_uc(uctx);
+
+	sib_db_file_unbind(uc);
+	WARN_ON(!xa_empty(&uc->db_qps));
+	xa_destroy(&uc->db_qps);
+	mutex_destroy(&uc->db_lock);
 }
 
 /*

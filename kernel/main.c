@@ -124,4 +124,5 @@ MODULE_AUTHOR("softib authors");
 MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softib");
-MODULE_SOFTDEP("pre: crc32");
+/* softib_db: the doorbell file, which providers prefer (doorbell.c) */
+MODULE_SOFTDEP("pre: crc32 post: softib_db");

@@ -23,6 +23,7 @@
 #include "srq.h"
 #include "timers.h"
 #include "task.h"
+#include "doorbell.h"
 #include "hdr.h"
 #include "trace.h"
 
@@ -377,11 +378,18 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				       min(udata->outlen, sizeof(resp)));
 		if (err)
 			goto err_queues;
+		/* what the context's doorbell file may name */
+		if (qp->sq.ring.hdr) {
+			err = sib_db_qp_add(qp, to_sib_uc(sib_udata_uctx(udata)));
+			if (err)
+				goto err_queues;
+		}
 	}
 	xa_store_bh(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
 	return 0;
 
 err_queues:
+	sib_db_qp_del(qp);
 	sib_qp_free_queues(qp);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 err_cnt:
@@ -656,6 +664,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sib_dev *dev = qp->dev;
 
 	set_bit(SIB_QPF_DESTROYING, &qp->flags);
+	sib_db_qp_del(qp);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 	sib_qp_put(qp);
 	wait_for_completion(&qp->released);
@@ -930,16 +939,17 @@ static bool sib_sq_may_post(struct sib_qp *qp)
  * sib_qp_sq_doorbell() - a user send doorbell: take new WQEs and run
  * @qp: QP
  *
- * What both doorbells (the zero-WR post_send command and the ioctl
- * method of doorbell.c) do: copy the WQEs published in the SQ ring into
- * the shadow (sib_sq_fetch()) and run the QP's engines inline. In RESET,
+ * What every doorbell (the zero-WR post_send command, the ioctl method
+ * and the doorbell file of doorbell.c) does: copy the WQEs published in
+ * the SQ ring into the shadow (sib_sq_fetch()) and run the QP's engines
+ * inline. In RESET,
  * INIT and RTR a send WR is refused at once (IBTA 10.3.1), as the
  * provider's ibv_post_send and the kernel's post_send refuse it: the
  * doorbell fetches nothing and counts nothing. WQEs a process wrote into
  * the ring anyway stay queued (a round of the QP in RTR may copy them into
  * the shadow) and are sent once the QP is in RTS.
  * Context: process; the caller holds a reference on @qp (the uverbs
- * object lock). Return: 0, -EINVAL when @qp is not a user QP with a
+ * object lock, or the doorbell file's own). Return: 0, -EINVAL when @qp is not a user QP with a
  * send queue ring (XRC target, kernel QP) or is in RESET, INIT or RTR.
  */
 int sib_qp_sq_doorbell(struct sib_qp *qp)

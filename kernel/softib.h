@@ -92,8 +92,22 @@ static inline void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
 	this_cpu_inc(dev->counters->c[c]);
 }
 
+/*
+ * struct sib_ucontext - a process's device context
+ * @db_qps: QP number -> user QP with a send ring: the QPs the doorbell
+ *	    file may name (doorbell.c); its lock (xa_lock, process context
+ *	    only) covers a lookup and the reference it takes
+ * @db_lock: serializes binding the doorbell file
+ * @db_file: the bound /dev/softib_db file, or NULL (doorbell.c)
+ * @db_unbind: softib_db.ko's sib_dbf_unbind(), held by symbol_get()
+ *	       while @db_file is set
+ */
 struct sib_ucontext {
 	struct ib_ucontext ibuc;
+	struct xarray db_qps;
+	struct mutex db_lock;
+	struct file *db_file;
+	void (*db_unbind)(struct file *file);
 };
 
 struct sib_pd {
@@ -451,6 +465,7 @@ struct sib_qp {
 	struct sk_buff *loop_skb;	/* reused for direct requests (loop.c) */
 	struct work_struct work;
 	atomic_t task_state;		/* SIB_TASK_* (task.c) */
+	struct sib_ucontext *db_uc;	/* set while in db_uc->db_qps */
 	bool task_nested;		/* running inline for another QP */
 	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
 	/* while this QP runs nested: the QP whose run runs it (task.c) */

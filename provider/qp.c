@@ -42,19 +42,25 @@ static int sib_sq_doorbell_write(struct sib_qp *qp)
 }
 
 /*
- * Ring the SQ doorbell: the SIB_METHOD_QP_DOORBELL ioctl when the kernel
- * offers it (SIB_UCTX_RESP_F_DB_IOCTL, see softib-abi.h), else the
- * post_send command.
+ * Ring the SQ doorbell: the bound doorbell file when the context has one
+ * (SIB_UCTX_RESP_F_DB_FILE, see softib-abi.h), else, or when that fails
+ * (the device went away: ENOTCONN), the SIB_METHOD_QP_DOORBELL ioctl when
+ * the kernel offers it (SIB_UCTX_RESP_F_DB_IOCTL), else the post_send
+ * command.
  */
 static int sib_sq_doorbell(struct sib_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct sib_context *ctx = to_sib_ctx(ibqp->context);
 	struct {
 		struct ib_uverbs_ioctl_hdr hdr;
 		struct ib_uverbs_attr attr;
 	} req;
 
-	if (!to_sib_ctx(ibqp->context)->db_ioctl)
+	if (ctx->db_fd >= 0 &&
+	    !ioctl(ctx->db_fd, SIB_DBF_IOCTL_RING, (unsigned long)ibqp->qp_num))
+		return 0;
+	if (!ctx->db_ioctl)
 		return sib_sq_doorbell_write(qp);
 	memset(&req, 0, sizeof(req));
 	req.hdr.length = sizeof(req);

@@ -6,7 +6,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <time.h>
 #include "softib.h"
 
@@ -362,6 +366,8 @@ static void sib_free_context(struct ibv_context *ibctx)
 
 	pthread_mutex_destroy(&ctx->caps_lock);
 	verbs_uninit_context(&ctx->vctx);
+	if (ctx->db_fd >= 0)
+		close(ctx->db_fd);
 	free(ctx);
 }
 
@@ -419,6 +425,38 @@ static int sib_env_is(const char *name, const char *value)
 	return v && !strcmp(v, value);
 }
 
+/*
+ * Open /dev/softib_db and bind it to the context (see softib-abi.h);
+ * -1 when the kernel or the machine has none, or it cannot be bound:
+ * the ioctl doorbell serves then.
+ */
+static int sib_db_file_open(int cmd_fd)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+	int fd = open("/dev/" SIB_DBF_NAME, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_DEVICE;
+	req.hdr.method_id = SIB_METHOD_DB_BIND;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.len = sizeof(int32_t);
+	req.attr.data = (uint32_t)fd;
+	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 					       int cmd_fd, void *private_data)
 {
@@ -456,6 +494,11 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->ring_magic = !!(resp.drv.comp_mask & SIB_UCTX_RESP_F_RING_MAGIC);
 	ctx->db_ioctl = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_IOCTL) &&
 			!sib_env_is("SOFTIB_DOORBELL", "write");
+	ctx->db_fd = -1;
+	if ((resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
+	    !sib_env_is("SOFTIB_DOORBELL", "write") &&
+	    !sib_env_is("SOFTIB_DOORBELL", "ioctl"))
+		ctx->db_fd = sib_db_file_open(cmd_fd);
 	pthread_mutex_init(&ctx->caps_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);

@@ -106,6 +106,7 @@ struct sib_context {
 	uint32_t max_inline_data;
 	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
 	int db_ioctl;			/* SIB_UCTX_RESP_F_DB_IOCTL, not forced off */
+	int db_fd;			/* the bound doorbell file, or -1 */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
 	enum ibv_atomic_cap atomic_cap;

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sib-doorbell: tests and cost of softib's send doorbells (the ioctl
- * method SIB_METHOD_QP_DOORBELL and the zero-WR post_send command, see
- * include/uapi/rdma/softib-abi.h), on two RC QPs of DEV connected to each
- * other (loopback).
+ * sib-doorbell: tests and cost of softib's send doorbells (the doorbell
+ * file /dev/softib_db, the ioctl method SIB_METHOD_QP_DOORBELL and the
+ * zero-WR post_send command, see include/uapi/rdma/softib-abi.h), on two
+ * RC QPs of DEV connected to each other (loopback).
  *
  *   sib-doorbell -d DEV [-g GIDX] cases        checked cases, RESULT lines
  *   sib-doorbell -d DEV [-g GIDX] bench [N]    cost of one doorbell of each kind
  *   sib-doorbell -d DEV [-g GIDX] hold         set up, print READY, wait for a line on
  *                                              stdin (the device is taken away meanwhile),
- *                                              then check that both doorbells and
- *                                              ibv_post_send fail with EIO
+ *                                              then check that the ioctl and write
+ *                                              doorbells and ibv_post_send fail with
+ *                                              EIO, the doorbell file with ENOTCONN
  *
  * cases prints "RESULT doorbell_<case> ok|FAIL <detail>" per case and exits 0 iff all
- * are ok; bench prints "doorbell ioctl X us/call, write Y us/call (N calls each)".
+ * are ok; bench prints "doorbell file X us/call, ioctl Y us/call, write Z us/call
+ * (N calls each)".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -183,6 +185,51 @@ static int ring_ioctl(int fd, uint32_t handle)
 	return ioctl(fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
 }
 
+/* bind the doorbell file @dbf to the context of @cmd_fd: 0 or errno */
+static int file_bind(int cmd_fd, int dbf)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_DEVICE;
+	req.hdr.method_id = SIB_METHOD_DB_BIND;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.len = sizeof(int32_t);
+	req.attr.data = (uint32_t)dbf;
+	return ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+}
+
+/* the doorbell file's ring of QP number @qpn: 0 or errno */
+static int ring_file(int dbf, unsigned long qpn)
+{
+	return ioctl(dbf, SIB_DBF_IOCTL_RING, qpn) ? errno : 0;
+}
+
+static int file_open(void)
+{
+	int fd = open("/dev/" SIB_DBF_NAME, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		DIE("open /dev/%s: %s (softib_db.ko not loaded?)", SIB_DBF_NAME,
+		    strerror(errno));
+	return fd;
+}
+
+/* a context (and pair) set up with SOFTIB_DOORBELL=ioctl: no file bound */
+static void pair_setup_ioctl(struct pair *p)
+{
+	setenv("SOFTIB_DOORBELL", "ioctl", 1);
+	pair_setup(p);
+	unsetenv("SOFTIB_DOORBELL");
+}
+
 /* the old doorbell, a zero-WR post_send command: 0 or errno */
 static int ring_write(int fd, uint32_t handle)
 {
@@ -217,14 +264,15 @@ static long long counter(const char *name)
 	return v;
 }
 
-struct snap { long long db, dbi; };
+struct snap { long long db, dbi, dbf; };
 
 static struct snap snap(void)
 {
 	/* the core caches hw_counters for their lifespan (10 ms by default) */
 	usleep(50000);
 	return (struct snap){ counter("sq_doorbells"),
-			      counter("sq_doorbells_ioctl") };
+			      counter("sq_doorbells_ioctl"),
+			      counter("sq_doorbells_file") };
 }
 
 static void result(const char *name, int ok, const char *fmt, ...)
@@ -257,25 +305,139 @@ static void refused(const char *name, struct pair *p, int fd, uint32_t handle,
 	       b.db - a.db, b.dbi - a.dbi, err2 ? strerror(err2) : "ok");
 }
 
+/* a refused file ring: errno @want, no counter moved, the pair still works */
+static void file_refused(const char *name, struct pair *p, int dbf,
+			 unsigned long qpn, int want)
+{
+	struct snap a = snap(), b;
+	int err = ring_file(dbf, qpn), err2;
+
+	b = snap();
+	err2 = pair_send(p);
+	result(name, err == want && a.db == b.db && a.dbf == b.dbf && !err2,
+	       "QP number %#lx: %s (want %s), sq_doorbells +%lld, sq_doorbells_file +%lld, "
+	       "a SEND afterwards: %s", qpn, strerror(err), strerror(want),
+	       b.db - a.db, b.dbf - a.dbf, err2 ? strerror(err2) : "ok");
+}
+
+/*
+ * The doorbell file on @pi (a pair whose provider context has none bound)
+ * and @p (a pair of another context, bound by its provider).
+ */
+static void file_cases(struct pair *pi, struct pair *p)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC, .send_cq = pi->cq, .recv_cq = pi->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_context *c3;
+	struct ibv_qp *qinit;
+	int f, f2, f3, nul, e1, e2, err;
+	struct snap a, b;
+
+	f = file_open();
+	e1 = ring_file(f, pi->qa->qp_num);
+	e2 = ioctl(f, _IO(SIB_DBF_IOC_TYPE, 2), 0) ? errno : 0;
+	result("file_unbound", e1 == ENOTCONN && e2 == ENOTTY,
+	       "ring before the bind: %s (want ENOTCONN), another request: %s (want ENOTTY)",
+	       strerror(e1), strerror(e2));
+
+	nul = open("/dev/null", O_RDWR);
+	e1 = file_bind(pi->ctx->cmd_fd, nul);
+	e2 = file_bind(pi->ctx->cmd_fd, 100000);
+	close(nul);
+	result("file_bind_bad_fd", e1 == EINVAL && e2 == EBADF,
+	       "bind /dev/null: %s (want EINVAL), a closed fd: %s (want EBADF)",
+	       strerror(e1), strerror(e2));
+
+	err = file_bind(pi->ctx->cmd_fd, f);
+	a = snap();
+	e1 = ring_file(f, pi->qa->qp_num);
+	b = snap();
+	result("file_ring_valid", !err && !e1 && b.db - a.db == 1 &&
+	       b.dbf - a.dbf == 1 && b.dbi == a.dbi,
+	       "bind: %s, ring: %s, sq_doorbells +%lld, sq_doorbells_file +%lld, "
+	       "sq_doorbells_ioctl +%lld", err ? strerror(err) : "ok",
+	       e1 ? strerror(e1) : "ok", b.db - a.db, b.dbf - a.dbf, b.dbi - a.dbi);
+
+	/* the provider's own file serves p: f reaches no QP of p's context */
+	file_refused("file_bogus_qpn", pi, f, 0x7ffff0, ENOENT);
+	file_refused("file_qpn_too_big", pi, f, 0x1000000UL | pi->qa->qp_num, ENOENT);
+	file_refused("file_other_context", pi, f, p->qa->qp_num, ENOENT);
+	qinit = ibv_create_qp(pi->pd, &ia);
+	if (!qinit || ibv_modify_qp(qinit, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		DIE("QP in INIT failed");
+	file_refused("file_init_qp", pi, f, qinit->qp_num, EINVAL);
+	ibv_destroy_qp(qinit);
+
+	/* one file per context, one context per file */
+	f2 = file_open();
+	e1 = file_bind(pi->ctx->cmd_fd, f2);
+	e2 = file_bind(p->ctx->cmd_fd, f2);
+	err = file_bind(p->ctx->cmd_fd, f);
+	close(f2);
+	result("file_bind_busy", e1 == EBUSY && e2 == EBUSY && err == EBUSY,
+	       "second file, same context: %s; p's context (bound by its provider): %s; "
+	       "the bound file again: %s (want EBUSY each)", strerror(e1),
+	       strerror(e2), strerror(err));
+
+	/* a context freed while its file is open: the file answers ENOTCONN */
+	setenv("SOFTIB_DOORBELL", "ioctl", 1);
+	c3 = open_dev();
+	unsetenv("SOFTIB_DOORBELL");
+	f3 = file_open();
+	err = file_bind(c3->cmd_fd, f3);
+	ibv_close_device(c3);
+	e1 = ring_file(f3, pi->qa->qp_num);
+	close(f3);
+	result("file_after_close", !err && e1 == ENOTCONN,
+	       "bind: %s, ring after ibv_close_device: %s (want ENOTCONN)",
+	       err ? strerror(err) : "ok", strerror(e1));
+
+	/* closing the bound file first: the context keeps it until it is freed */
+	close(f);
+	err = pair_send(pi);
+	result("file_closed_first", !err,
+	       "the bound file closed, a SEND afterwards (ioctl doorbell): %s",
+	       err ? strerror(err) : "ok");
+}
+
 static int cases(void)
 {
-	struct pair p, w;
+	struct pair p, pi, w;
 	struct ibv_context *other;
 	struct ibv_pd *opd;
 	struct snap a, b;
 	int err, i, dupfd;
 
 	pair_setup(&p);
+	pair_setup_ioctl(&pi);
 
-	/* the provider rings the ioctl doorbell: every doorbell is one */
+	/* the provider rings the doorbell file: every doorbell is one */
 	a = snap();
 	for (i = 0, err = 0; i < 20 && !err; i++)
 		err = pair_send(&p);
 	b = snap();
+	result("provider_uses_file", !err && b.db - a.db > 0 &&
+	       b.dbf - a.dbf == b.db - a.db && b.dbi == a.dbi,
+	       "20 SENDs: %s, sq_doorbells +%lld, sq_doorbells_file +%lld, "
+	       "sq_doorbells_ioctl +%lld", err ? strerror(err) : "ok",
+	       b.db - a.db, b.dbf - a.dbf, b.dbi - a.dbi);
+
+	/* SOFTIB_DOORBELL=ioctl: the ioctl doorbell */
+	a = snap();
+	for (i = 0, err = 0; i < 20 && !err; i++)
+		err = pair_send(&pi);
+	b = snap();
 	result("provider_uses_ioctl", !err && b.db - a.db > 0 &&
-	       b.dbi - a.dbi == b.db - a.db,
-	       "20 SENDs: %s, sq_doorbells +%lld, sq_doorbells_ioctl +%lld",
-	       err ? strerror(err) : "ok", b.db - a.db, b.dbi - a.dbi);
+	       b.dbi - a.dbi == b.db - a.db && b.dbf == a.dbf,
+	       "20 SENDs with SOFTIB_DOORBELL=ioctl: %s, sq_doorbells +%lld, "
+	       "sq_doorbells_ioctl +%lld, sq_doorbells_file +%lld",
+	       err ? strerror(err) : "ok", b.db - a.db, b.dbi - a.dbi,
+	       b.dbf - a.dbf);
 
 	/* a raw ring of a valid QP is counted once in each counter */
 	a = snap();
@@ -295,6 +457,8 @@ static int cases(void)
 	refused("other_context", &p, other->cmd_fd, p.qa->handle, ENOENT);
 	ibv_dealloc_pd(opd);
 	ibv_close_device(other);
+
+	file_cases(&pi, &p);
 
 	/* SOFTIB_DOORBELL=write forces the post_send command */
 	setenv("SOFTIB_DOORBELL", "write", 1);
@@ -337,14 +501,22 @@ static int cases(void)
 static int bench(int n)
 {
 	struct pair p;
-	double t0, ti, tw;
-	int i;
+	double t0, tf, ti, tw;
+	int i, f;
 
-	pair_setup(&p);
+	pair_setup_ioctl(&p);
+	f = file_open();
+	if (file_bind(p.ctx->cmd_fd, f))
+		DIE("bind failed");
 	for (i = 0; i < 200; i++)	/* warm up (TCG translates first) */
-		if (ring_ioctl(p.ctx->cmd_fd, p.qa->handle) ||
+		if (ring_file(f, p.qa->qp_num) ||
+		    ring_ioctl(p.ctx->cmd_fd, p.qa->handle) ||
 		    ring_write(p.ctx->cmd_fd, p.qa->handle))
 			DIE("ring failed");
+	t0 = now_us();
+	for (i = 0; i < n; i++)
+		ring_file(f, p.qa->qp_num);
+	tf = now_us() - t0;
 	t0 = now_us();
 	for (i = 0; i < n; i++)
 		ring_ioctl(p.ctx->cmd_fd, p.qa->handle);
@@ -353,8 +525,8 @@ static int bench(int n)
 	for (i = 0; i < n; i++)
 		ring_write(p.ctx->cmd_fd, p.qa->handle);
 	tw = now_us() - t0;
-	printf("doorbell ioctl %.2f us/call, write %.2f us/call (%d calls each)\n",
-	       ti / n, tw / n, n);
+	printf("doorbell file %.2f us/call, ioctl %.2f us/call, write %.2f us/call "
+	       "(%d calls each)\n", tf / n, ti / n, tw / n, n);
 	return 0;
 }
 
@@ -365,9 +537,13 @@ static int hold(void)
 				  .opcode = IBV_WR_SEND }, *bsw;
 	struct pair p;
 	char line[64];
-	int ei, ew, ep;
+	int ei, ew, ep, ef, f, err;
 
-	pair_setup(&p);
+	pair_setup_ioctl(&p);
+	f = file_open();
+	err = file_bind(p.ctx->cmd_fd, f);
+	if (err)
+		DIE("bind: %s", strerror(err));
 	s = (struct ibv_sge){ (uintptr_t)p.buf, 8, p.mr->lkey };
 	if (pair_send(&p))
 		DIE("SEND before the removal failed");
@@ -378,9 +554,12 @@ static int hold(void)
 	ei = ring_ioctl(p.ctx->cmd_fd, p.qa->handle);
 	ew = ring_write(p.ctx->cmd_fd, p.qa->handle);
 	ep = ibv_post_send(p.qa, &sw, &bsw);
-	result("after_removal", ei == EIO && ew == EIO && ep == EIO,
-	       "ioctl doorbell %s, post_send command %s, ibv_post_send %s (want EIO)",
-	       strerror(ei), strerror(ew), strerror(ep));
+	ef = ring_file(f, p.qa->qp_num);
+	close(f);
+	result("after_removal", ei == EIO && ew == EIO && ep == EIO && ef == ENOTCONN,
+	       "ioctl doorbell %s, post_send command %s, ibv_post_send %s (want EIO), "
+	       "doorbell file %s (want ENOTCONN)", strerror(ei), strerror(ew),
+	       strerror(ep), strerror(ef));
 	/* the objects are gone in the kernel; the destroys must not crash */
 	ibv_destroy_qp(p.qa);
 	ibv_destroy_qp(p.qb);

@@ -1,23 +1,29 @@
 #!/bin/bash
-# doorbell.sh: softib's send doorbells (the ioctl method SIB_METHOD_QP_DOORBELL and the
-# zero-WR post_send command it replaces, include/uapi/rdma/softib-abi.h). Meant to run
-# inside a tools/vm-run guest with softib loaded (sib0 on eth0).
+# doorbell.sh: softib's send doorbells (the doorbell file /dev/softib_db of softib_db.ko,
+# the ioctl method SIB_METHOD_QP_DOORBELL and the zero-WR post_send command,
+# include/uapi/rdma/softib-abi.h). Meant to run inside a tools/vm-run guest with softib
+# and softib_db loaded (sib0 on eth0).
 set -uo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/doorbell.sh [--ko FILE] [--bound SEC] [--results FILE] [--bench N]
 
 Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE):
-  provider_uses_ioctl, ring_valid, bogus_handle, cq_handle, other_context, forced_write,
-  ring_write, dup_after_close   tests/doorbell/sib-doorbell cases on sib0 (see there)
-  rc_pingpong          unmodified ibv_rc_pingpong: every doorbell is an ioctl one
-  rc_pingpong_write    the same with SOFTIB_DOORBELL=write: no ioctl doorbell, it works
+  provider_uses_file, provider_uses_ioctl, ring_valid, bogus_handle, cq_handle,
+  other_context, file_unbound, file_bind_bad_fd, file_ring_valid, file_bogus_qpn,
+  file_qpn_too_big, file_other_context, file_init_qp, file_bind_busy, file_after_close,
+  file_closed_first, forced_write, ring_write, dup_after_close
+                       tests/doorbell/sib-doorbell cases on sib0 (see there)
+  rc_pingpong          unmodified ibv_rc_pingpong: every doorbell is a doorbell file one
+  rc_pingpong_ioctl    the same with SOFTIB_DOORBELL=ioctl: every doorbell an ioctl one
+  rc_pingpong_write    the same with SOFTIB_DOORBELL=write: neither kind, it works
   link_delete          a process holds QPs on a device over a veth; rdma link delete
-                       returns within the bound; then its doorbells (both kinds) and
-                       ibv_post_send fail with EIO and it exits cleanly
-  rmmod                the same with rmmod softib (the doorbell pins nothing: rmmod
-                       succeeds while the process holds the device); softib is loaded
-                       again with sib0 on eth0 at the end
+                       returns within the bound; then its ioctl and write doorbells and
+                       ibv_post_send fail with EIO, its doorbell file with ENOTCONN, and
+                       it exits cleanly
+  rmmod                the same with rmmod softib (the doorbells pin nothing: rmmod
+                       succeeds while the process holds the device and a bound doorbell
+                       file); softib is loaded again with sib0 on eth0 at the end
 Then the cost of one doorbell of each kind (sib-doorbell bench, --bench N calls, default
 2000; printed, not judged). Exit status 0 iff all cases are ok.
 --ko: the softib.ko to insmod again (default \$VM_SOFTIB_KO, else ./softib.ko).
@@ -68,8 +74,10 @@ g=$(gid sib0 $NICADDR)
 # ---------------------------------------------------------------- sib-doorbell cases
 "$DB" -d sib0 -g "$g" cases >"$OUT/cases" 2>&1
 grep -v "^RESULT" "$OUT/cases"
-for c in provider_uses_ioctl ring_valid bogus_handle cq_handle other_context forced_write \
-	 ring_write dup_after_close; do
+for c in provider_uses_file provider_uses_ioctl ring_valid bogus_handle cq_handle \
+	 other_context file_unbound file_bind_bad_fd file_ring_valid file_bogus_qpn \
+	 file_qpn_too_big file_other_context file_init_qp file_bind_busy file_after_close \
+	 file_closed_first forced_write ring_write dup_after_close; do
 	r=$(grep "^RESULT doorbell_$c " "$OUT/cases" | head -1)
 	if [[ -n $r ]]; then
 		read -r _ _ st detail <<<"$r"
@@ -80,24 +88,32 @@ for c in provider_uses_ioctl ring_valid bogus_handle cq_handle other_context for
 done
 
 # ---------------------------------------------------------------- unmodified programs
-# pingpong [ENV...]: ibv_rc_pingpong server + client on sib0; sets pp_rc, d_db, d_dbi
+# pingpong [ENV...]: ibv_rc_pingpong server + client on sib0; sets pp_rc, d_db, d_dbi, d_dbf
 pingpong() {
-	local s c port=$((18700 + RANDOM % 100)) db0 dbi0
+	local s c port=$((18700 + RANDOM % 100)) db0 dbi0 dbf0
 	db0=$(cnt sib0 sq_doorbells) dbi0=$(cnt sib0 sq_doorbells_ioctl)
+	dbf0=$(cnt sib0 sq_doorbells_file)
 	env "$@" ibv_rc_pingpong -d sib0 -g "$g" -p $port -n 200 >"$OUT/pp.s" 2>&1 & s=$!
 	wait_listen $port $s
 	env "$@" timeout 120 ibv_rc_pingpong -d sib0 -g "$g" -p $port -n 200 $NICADDR >"$OUT/pp.c" 2>&1
 	pp_rc=$?
 	wait $s || pp_rc=$((pp_rc ? pp_rc : 1))
 	d_db=$(($(cnt sib0 sq_doorbells) - db0)) d_dbi=$(($(cnt sib0 sq_doorbells_ioctl) - dbi0))
+	d_dbf=$(($(cnt sib0 sq_doorbells_file) - dbf0))
 	grep -h "iters in" "$OUT/pp.c" || tail -3 "$OUT/pp.s" "$OUT/pp.c"
 }
 pingpong
-d="exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi"
-((pp_rc == 0 && d_db > 0 && d_dbi == d_db)) && result rc_pingpong ok "$d" || result rc_pingpong FAIL "$d"
+d="exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_file +$d_dbf, sq_doorbells_ioctl +$d_dbi"
+((pp_rc == 0 && d_db > 0 && d_dbf == d_db && d_dbi == 0)) && result rc_pingpong ok "$d" ||
+	result rc_pingpong FAIL "$d"
+pingpong SOFTIB_DOORBELL=ioctl
+d="SOFTIB_DOORBELL=ioctl: exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi, sq_doorbells_file +$d_dbf"
+((pp_rc == 0 && d_db > 0 && d_dbi == d_db && d_dbf == 0)) && result rc_pingpong_ioctl ok "$d" ||
+	result rc_pingpong_ioctl FAIL "$d"
 pingpong SOFTIB_DOORBELL=write
-d="SOFTIB_DOORBELL=write: exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi"
-((pp_rc == 0 && d_db > 0 && d_dbi == 0)) && result rc_pingpong_write ok "$d" || result rc_pingpong_write FAIL "$d"
+d="SOFTIB_DOORBELL=write: exit $pp_rc, sq_doorbells +$d_db, sq_doorbells_ioctl +$d_dbi, sq_doorbells_file +$d_dbf"
+((pp_rc == 0 && d_db > 0 && d_dbi == 0 && d_dbf == 0)) && result rc_pingpong_write ok "$d" ||
+	result rc_pingpong_write FAIL "$d"
 
 # ---------------------------------------------------------------- the device taken away
 # removal NAME CMD...: sib-doorbell hold on sibdb (veth dbv0), then CMD; the process must

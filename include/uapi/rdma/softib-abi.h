@@ -23,6 +23,7 @@
 #define SOFTIB_ABI_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>	/* UVERBS_ID_NS_SHIFT, UVERBS_OBJECT_QP */
 
 /* ib_device.uverbs_abi_ver; the provider accepts exactly this value. */
@@ -209,6 +210,7 @@ struct sib_cqe {
 /* comp_mask of struct sib_alloc_ucontext_resp */
 #define SIB_UCTX_RESP_F_RING_MAGIC	(1U << 0)	/* ring headers carry SIB_RING_MAGIC */
 #define SIB_UCTX_RESP_F_DB_IOCTL	(1U << 1)	/* SIB_METHOD_QP_DOORBELL exists */
+#define SIB_UCTX_RESP_F_DB_FILE		(1U << 2)	/* SIB_METHOD_DB_BIND exists */
 
 /*
  * The ioctl doorbell (announced by SIB_UCTX_RESP_F_DB_IOCTL): a driver
@@ -230,6 +232,40 @@ struct sib_cqe {
  */
 enum sib_qp_methods {
 	SIB_METHOD_QP_DOORBELL = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+/*
+ * The doorbell file (announced by SIB_UCTX_RESP_F_DB_FILE): the cheapest
+ * doorbell. /dev/softib_db comes from the small module softib_db.ko
+ * (modprobe loads it after softib). A provider opens it once per
+ * context and binds it to the context with the driver method
+ * SIB_METHOD_DB_BIND of the device object, through RDMA_VERBS_IOCTL on
+ * the uverbs command fd: struct ib_uverbs_ioctl_hdr { .object_id =
+ * UVERBS_OBJECT_DEVICE, .method_id = SIB_METHOD_DB_BIND, .num_attrs = 1,
+ * .driver_id = SIB_DRIVER_ID } followed by struct ib_uverbs_attr {
+ * .attr_id = SIB_ATTR_DB_BIND_FD, .len = 4, .data = the file's fd }.
+ * Errors: EOPNOTSUPP softib_db.ko is not loaded, EBADF not an open fd,
+ * EINVAL not a doorbell file, EBUSY the file or the context is bound
+ * already. Then ioctl(file, SIB_DBF_IOCTL_RING, qp_num) does what the
+ * ioctl doorbell does for the context's QP qp_num (the value of
+ * ibv_qp.qp_num, passed as the ioctl's argument itself), without the
+ * uverbs dispatch. Errors: ENOENT no QP of this context with a send ring
+ * has that number, EINVAL the QP may not send (RESET, INIT, RTR),
+ * ENOTCONN the file is not bound, or no longer: the context was freed or
+ * the device went away (the provider then fails with EIO as for the
+ * ioctl doorbell). The binding ends when the context is freed; the
+ * file stays the process's to close.
+ */
+#define SIB_DBF_NAME		"softib_db"	/* /dev/softib_db */
+#define SIB_DBF_IOC_TYPE	0xEB
+#define SIB_DBF_IOCTL_RING	_IO(SIB_DBF_IOC_TYPE, 1)
+
+enum sib_device_methods {
+	SIB_METHOD_DB_BIND = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_db_bind_attrs {
+	SIB_ATTR_DB_BIND_FD = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 enum sib_qp_doorbell_attrs {
