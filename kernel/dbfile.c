@@ -42,16 +42,21 @@
  * @lock: read-held while a ring call runs; write-held to bind and unbind
  * @ops: the binder's functions, NULL while unbound
  * @cookie: the binder's argument for @ops
+ * @used: bound once: a file serves one context only, so that none of the
+ *	  processes holding a file (fork, SCM_RIGHTS) can point it at a
+ *	  context of its own after the first one is gone
  */
 struct sib_dbf {
 	struct rw_semaphore lock;
 	const struct sib_dbf_ops *ops;
 	void *cookie;
+	bool used;
 };
 
 static int sib_dbf_open(struct inode *inode, struct file *file)
 {
-	struct sib_dbf *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	/* any user may open files: charged to the opener's memory cgroup */
+	struct sib_dbf *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 
 	if (!d)
 		return -ENOMEM;
@@ -108,14 +113,19 @@ static struct miscdevice sib_dbf_dev = {
  *
  * Context: process, may sleep. Return: the file, referenced until
  * sib_dbf_unbind(); ERR_PTR(-EBADF) @fd is not open, -EINVAL it is not a
- * doorbell file, -EBUSY the file is bound already.
+ * doorbell file, -EBUSY the file is or was bound, -EPROTO @ops is of
+ * another build (@ops->abi is not SIB_DBF_ABI: symbol_get() checks no
+ * symbol versions).
  */
 struct file *sib_dbf_bind(int fd, const struct sib_dbf_ops *ops, void *cookie)
 {
-	struct file *file = fget(fd);
+	struct file *file;
 	struct sib_dbf *d;
 	int err = 0;
 
+	if (ops->abi != SIB_DBF_ABI)
+		return ERR_PTR(-EPROTO);
+	file = fget(fd);
 	if (!file)
 		return ERR_PTR(-EBADF);
 	if (file->f_op != &sib_dbf_fops) {
@@ -124,11 +134,12 @@ struct file *sib_dbf_bind(int fd, const struct sib_dbf_ops *ops, void *cookie)
 	}
 	d = file->private_data;
 	down_write(&d->lock);
-	if (d->ops) {
+	if (d->used) {
 		err = -EBUSY;
 	} else {
 		d->ops = ops;
 		d->cookie = cookie;
+		d->used = true;
 	}
 	up_write(&d->lock);
 	if (err) {
@@ -143,8 +154,9 @@ EXPORT_SYMBOL_GPL(sib_dbf_bind);
  * sib_dbf_unbind() - undo sib_dbf_bind()
  * @file: what sib_dbf_bind() returned
  *
- * Waits for ring calls in progress; later ioctls answer ENOTCONN. Drops
- * the file reference of the bind. Context: process, may sleep.
+ * Waits for ring calls in progress; later ioctls answer ENOTCONN, for
+ * good. Drops the file reference of the bind. Context: process, may
+ * sleep.
  */
 void sib_dbf_unbind(struct file *file)
 {

@@ -4,12 +4,17 @@
 
 #include <linux/fs.h>
 
+/* changes with struct sib_dbf_ops or the functions below */
+#define SIB_DBF_ABI	1
+
 /*
  * struct sib_dbf_ops - what a bound doorbell file calls (dbfile.c)
+ * @abi: SIB_DBF_ABI of the binder's build
  * @ring: the file's SIB_DBF_IOCTL_RING ioctl with its argument; process
  *	  context, may sleep; returns 0 or a negative errno for ioctl()
  */
 struct sib_dbf_ops {
+	unsigned int abi;
 	int (*ring)(void *cookie, unsigned long arg);
 };
 

@@ -84,6 +84,7 @@ static int sib_db_file_ring(void *cookie, unsigned long qpn)
 }
 
 static const struct sib_dbf_ops sib_db_file_ops = {
+	.abi = SIB_DBF_ABI,
 	.ring = sib_db_file_ring,
 };
 
@@ -95,13 +96,12 @@ static int UVERBS_HANDLER(SIB_METHOD_DB_BIND)(struct uverbs_attr_bundle *attrs)
 	void (*unbind)(struct file *file);
 	struct sib_ucontext *uc;
 	struct file *file;
-	s32 fd;
-	int err;
+	int fd, err;
 
 	if (IS_ERR(ibuc))
 		return PTR_ERR(ibuc);
 	uc = to_sib_uc(ibuc);
-	err = uverbs_copy_from(&fd, attrs, SIB_ATTR_DB_BIND_FD);
+	err = uverbs_get_raw_fd(&fd, attrs, SIB_ATTR_DB_BIND_FD);
 	if (err)
 		return err;
 	/*
@@ -140,16 +140,18 @@ static int UVERBS_HANDLER(SIB_METHOD_DB_BIND)(struct uverbs_attr_bundle *attrs)
  */
 void sib_db_file_unbind(struct sib_ucontext *uc)
 {
+	void (*unbind)(struct file *file);
 	struct file *file;
 
 	mutex_lock(&uc->db_lock);
 	file = uc->db_file;
+	unbind = uc->db_unbind;
 	uc->db_file = NULL;
+	uc->db_unbind = NULL;
 	mutex_unlock(&uc->db_lock);
 	if (!file)
 		return;
-	uc->db_unbind(file);
-	uc->db_unbind = NULL;
+	unbind(file);
 	symbol_put(sib_dbf_unbind);
 }
 
@@ -187,8 +189,7 @@ void sib_db_qp_del(struct sib_qp *qp)
 
 DECLARE_UVERBS_NAMED_METHOD(
 	SIB_METHOD_DB_BIND,
-	UVERBS_ATTR_PTR_IN(SIB_ATTR_DB_BIND_FD, UVERBS_ATTR_TYPE(s32),
-			   UA_MANDATORY));
+	UVERBS_ATTR_RAW_FD(SIB_ATTR_DB_BIND_FD, UA_MANDATORY));
 
 ADD_UVERBS_METHODS(sib_device_methods, UVERBS_OBJECT_DEVICE,
 		   &UVERBS_METHOD(SIB_METHOD_DB_BIND));

@@ -6,8 +6,9 @@
 
 /*
  * sib_uapi_defs - softib's driver-specific uverbs methods (the ioctl
- * doorbell, the doorbell file's bind), set as ib_device.driver_def before registration; the core
- * reads it when it builds the device's uverbs API. Constant data.
+ * doorbell, the doorbell file's bind), set as ib_device.driver_def
+ * before registration; the core reads it when it builds the device's
+ * uverbs API. Constant data.
  */
 extern const struct uapi_definition sib_uapi_defs[];
 

@@ -5,10 +5,12 @@
  * user WQEs into the kernel-private shadow, and flushing to error.
  *
  * Teardown argument: a QP is found by packets only through dev->qp_xa,
- * under its lock, with a reference taken there. destroy_qp erases it
- * from the xarray, drops the initial reference and waits for the last
- * one; after that only its own timers and work can touch it, and those
- * are stopped with the DESTROYING bit set so they do not re-arm.
+ * and by the doorbell file only through its context's db_qps (a user QP
+ * with a send ring), each under the xarray's lock, with a reference
+ * taken there. destroy_qp erases it from both xarrays, drops the
+ * initial reference and waits for the last one; after that only its own
+ * timers and work can touch it, and those are stopped with the
+ * DESTROYING bit set so they do not re-arm.
  */
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
@@ -949,8 +951,9 @@ static bool sib_sq_may_post(struct sib_qp *qp)
  * the ring anyway stay queued (a round of the QP in RTR may copy them into
  * the shadow) and are sent once the QP is in RTS.
  * Context: process; the caller holds a reference on @qp (the uverbs
- * object lock, or the doorbell file's own). Return: 0, -EINVAL when @qp is not a user QP with a
- * send queue ring (XRC target, kernel QP) or is in RESET, INIT or RTR.
+ * object lock, or the doorbell file's QP reference). Return: 0, -EINVAL
+ * when @qp is not a user QP with a send queue ring (XRC target, kernel
+ * QP) or is in RESET, INIT or RTR.
  */
 int sib_qp_sq_doorbell(struct sib_qp *qp)
 {

@@ -97,7 +97,7 @@ static inline void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
  * @db_qps: QP number -> user QP with a send ring: the QPs the doorbell
  *	    file may name (doorbell.c); its lock (xa_lock, process context
  *	    only) covers a lookup and the reference it takes
- * @db_lock: serializes binding the doorbell file
+ * @db_lock: serializes binding and unbinding the doorbell file
  * @db_file: the bound /dev/softib_db file, or NULL (doorbell.c)
  * @db_unbind: softib_db.ko's sib_dbf_unbind(), held by symbol_get()
  *	       while @db_file is set

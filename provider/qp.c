@@ -58,8 +58,14 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 	} req;
 
 	if (ctx->db_fd >= 0 &&
-	    !ioctl(ctx->db_fd, SIB_DBF_IOCTL_RING, (unsigned long)ibqp->qp_num))
-		return 0;
+	    !__atomic_load_n(&ctx->db_fd_gone, __ATOMIC_RELAXED)) {
+		if (!ioctl(ctx->db_fd, SIB_DBF_IOCTL_RING,
+			   (unsigned long)ibqp->qp_num))
+			return 0;
+		/* the device went away: one system call per doorbell from now */
+		if (errno == ENOTCONN)
+			__atomic_store_n(&ctx->db_fd_gone, 1, __ATOMIC_RELAXED);
+	}
 	if (!ctx->db_ioctl)
 		return sib_sq_doorbell_write(qp);
 	memset(&req, 0, sizeof(req));

@@ -448,8 +448,7 @@ static int sib_db_file_open(int cmd_fd)
 	req.hdr.driver_id = SIB_DRIVER_ID;
 	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
 	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.len = sizeof(int32_t);
-	req.attr.data = (uint32_t)fd;
+	req.attr.data = fd;	/* a raw fd attribute: the value itself */
 	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req)) {
 		close(fd);
 		return -1;
@@ -473,6 +472,7 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 					   SIB_DRIVER_ID);
 	if (!ctx)
 		return NULL;
+	ctx->db_fd = -1;
 
 	memset(&resp, 0, sizeof(resp));
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
@@ -494,7 +494,6 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->ring_magic = !!(resp.drv.comp_mask & SIB_UCTX_RESP_F_RING_MAGIC);
 	ctx->db_ioctl = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_IOCTL) &&
 			!sib_env_is("SOFTIB_DOORBELL", "write");
-	ctx->db_fd = -1;
 	if ((resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
 	    !sib_env_is("SOFTIB_DOORBELL", "write") &&
 	    !sib_env_is("SOFTIB_DOORBELL", "ioctl"))

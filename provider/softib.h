@@ -107,6 +107,7 @@ struct sib_context {
 	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
 	int db_ioctl;			/* SIB_UCTX_RESP_F_DB_IOCTL, not forced off */
 	int db_fd;			/* the bound doorbell file, or -1 */
+	int db_fd_gone;			/* it answered ENOTCONN: unbound for good */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
 	enum ibv_atomic_cap atomic_cap;

@@ -18,6 +18,7 @@
  * (N calls each)".
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -201,8 +202,7 @@ static int file_bind(int cmd_fd, int dbf)
 	req.hdr.driver_id = SIB_DRIVER_ID;
 	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
 	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.len = sizeof(int32_t);
-	req.attr.data = (uint32_t)dbf;
+	req.attr.data = dbf;	/* a raw fd attribute: the value itself */
 	return ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
 }
 
@@ -210,6 +210,67 @@ static int file_bind(int cmd_fd, int dbf)
 static int ring_file(int dbf, unsigned long qpn)
 {
 	return ioctl(dbf, SIB_DBF_IOCTL_RING, qpn) ? errno : 0;
+}
+
+/*
+ * A thread ringing a doorbell file in a loop (QP numbers qpn[0], qpn[1]
+ * in turn, @pause_us between rings) until told to stop; it counts the
+ * outcomes: a teardown under way must only ever give these errors.
+ */
+struct ringer {
+	pthread_t thread;
+	int fd, pause_us;
+	uint32_t qpn[2];
+	volatile int stop;
+	long ok, enoent, einval, enotconn, other;
+	int other_errno;
+	volatile int last;
+};
+
+static void *ringer_main(void *arg)
+{
+	struct ringer *r = arg;
+	long i;
+
+	for (i = 0; !r->stop; i++) {
+		int err = ioctl(r->fd, SIB_DBF_IOCTL_RING,
+				(unsigned long)r->qpn[i & 1]) ? errno : 0;
+
+		r->last = err;
+		if (!err)
+			r->ok++;
+		else if (err == ENOENT)
+			r->enoent++;
+		else if (err == EINVAL)
+			r->einval++;
+		else if (err == ENOTCONN)
+			r->enotconn++;
+		else {
+			r->other++;
+			r->other_errno = err;
+		}
+		if (r->pause_us)
+			usleep(r->pause_us);
+	}
+	return NULL;
+}
+
+static void ringer_start(struct ringer *r, int fd, uint32_t q0, uint32_t q1,
+			 int pause_us)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->qpn[0] = q0;
+	r->qpn[1] = q1;
+	r->pause_us = pause_us;
+	if (pthread_create(&r->thread, NULL, ringer_main, r))
+		DIE("pthread_create failed");
+}
+
+static void ringer_stop(struct ringer *r)
+{
+	r->stop = 1;
+	pthread_join(r->thread, NULL);
 }
 
 static int file_open(void)
@@ -332,7 +393,7 @@ static void file_cases(struct pair *pi, struct pair *p)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_context *c3;
+	struct ibv_context *c3, *c4;
 	struct ibv_qp *qinit;
 	int f, f2, f3, nul, e1, e2, err;
 	struct snap a, b;
@@ -377,25 +438,34 @@ static void file_cases(struct pair *pi, struct pair *p)
 	f2 = file_open();
 	e1 = file_bind(pi->ctx->cmd_fd, f2);
 	e2 = file_bind(p->ctx->cmd_fd, f2);
-	err = file_bind(p->ctx->cmd_fd, f);
-	close(f2);
-	result("file_bind_busy", e1 == EBUSY && e2 == EBUSY && err == EBUSY,
-	       "second file, same context: %s; p's context (bound by its provider): %s; "
-	       "the bound file again: %s (want EBUSY each)", strerror(e1),
-	       strerror(e2), strerror(err));
-
-	/* a context freed while its file is open: the file answers ENOTCONN */
 	setenv("SOFTIB_DOORBELL", "ioctl", 1);
 	c3 = open_dev();
 	unsetenv("SOFTIB_DOORBELL");
+	err = file_bind(c3->cmd_fd, f);
+	close(f2);
+	result("file_bind_busy", e1 == EBUSY && e2 == EBUSY && err == EBUSY,
+	       "second file, same context: %s; p's context (bound by its provider): %s; "
+	       "the bound file, to a context without one: %s (want EBUSY each)",
+	       strerror(e1), strerror(e2), strerror(err));
+
+	/*
+	 * A context freed while its file is open: the file answers ENOTCONN
+	 * and cannot be bound again (c3 is still without a file)
+	 */
+	setenv("SOFTIB_DOORBELL", "ioctl", 1);
+	c4 = open_dev();
+	unsetenv("SOFTIB_DOORBELL");
 	f3 = file_open();
-	err = file_bind(c3->cmd_fd, f3);
-	ibv_close_device(c3);
+	err = file_bind(c4->cmd_fd, f3);
+	ibv_close_device(c4);
 	e1 = ring_file(f3, pi->qa->qp_num);
+	e2 = file_bind(c3->cmd_fd, f3);
 	close(f3);
-	result("file_after_close", !err && e1 == ENOTCONN,
-	       "bind: %s, ring after ibv_close_device: %s (want ENOTCONN)",
-	       err ? strerror(err) : "ok", strerror(e1));
+	ibv_close_device(c3);
+	result("file_after_close", !err && e1 == ENOTCONN && e2 == EBUSY,
+	       "bind: %s, ring after ibv_close_device: %s (want ENOTCONN), bound "
+	       "again to another context: %s (want EBUSY)",
+	       err ? strerror(err) : "ok", strerror(e1), strerror(e2));
 
 	/* closing the bound file first: the context keeps it until it is freed */
 	close(f);
@@ -403,6 +473,47 @@ static void file_cases(struct pair *pi, struct pair *p)
 	result("file_closed_first", !err,
 	       "the bound file closed, a SEND afterwards (ioctl doorbell): %s",
 	       err ? strerror(err) : "ok");
+}
+
+/*
+ * Rings from another thread, without pause, while the main thread sends,
+ * then destroys the QPs, the other objects and the context: every ring
+ * succeeds or fails with ENOENT (QP gone), EINVAL (QP not in a sending
+ * state) or ENOTCONN (context gone), the last one ENOTCONN; the kernel log
+ * (KASAN, lockdep on the debug kernel) is checked by the harness.
+ */
+static void file_teardown_case(void)
+{
+	struct ringer r;
+	struct pair t;
+	int f, err, i, serr = 0;
+
+	pair_setup_ioctl(&t);
+	f = file_open();
+	err = file_bind(t.ctx->cmd_fd, f);
+	if (err)
+		DIE("bind: %s", strerror(err));
+	ringer_start(&r, f, t.qa->qp_num, t.qb->qp_num, 0);
+	for (i = 0; i < 50 && !serr; i++)
+		serr = pair_send(&t);
+	ibv_destroy_qp(t.qa);
+	ibv_destroy_qp(t.qb);
+	ibv_dereg_mr(t.mr);
+	ibv_destroy_cq(t.cq);
+	ibv_dealloc_pd(t.pd);
+	ibv_close_device(t.ctx);
+	/* the ringer sees the closed context before it is stopped */
+	for (i = 0; i < 1000 && r.last != ENOTCONN; i++)
+		usleep(1000);
+	ringer_stop(&r);
+	close(f);
+	result("file_ring_teardown", !serr && !r.other && r.ok > 0 &&
+	       r.last == ENOTCONN,
+	       "50 SENDs meanwhile: %s; rings ok %ld, ENOENT %ld, EINVAL %ld, "
+	       "ENOTCONN %ld, other %ld (%s), last %s (want ENOTCONN)",
+	       serr ? strerror(serr) : "ok", r.ok, r.enoent, r.einval,
+	       r.enotconn, r.other, r.other ? strerror(r.other_errno) : "-",
+	       strerror(r.last));
 }
 
 static int cases(void)
@@ -459,6 +570,7 @@ static int cases(void)
 	ibv_close_device(other);
 
 	file_cases(&pi, &p);
+	file_teardown_case();
 
 	/* SOFTIB_DOORBELL=write forces the post_send command */
 	setenv("SOFTIB_DOORBELL", "write", 1);
@@ -538,6 +650,7 @@ static int hold(void)
 	struct pair p;
 	char line[64];
 	int ei, ew, ep, ef, f, err;
+	struct ringer r;
 
 	pair_setup_ioctl(&p);
 	f = file_open();
@@ -547,6 +660,8 @@ static int hold(void)
 	s = (struct ibv_sge){ (uintptr_t)p.buf, 8, p.mr->lkey };
 	if (pair_send(&p))
 		DIE("SEND before the removal failed");
+	/* a ring every 200 us while the device goes away */
+	ringer_start(&r, f, p.qa->qp_num, p.qb->qp_num, 200);
 	printf("READY\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
@@ -555,11 +670,16 @@ static int hold(void)
 	ew = ring_write(p.ctx->cmd_fd, p.qa->handle);
 	ep = ibv_post_send(p.qa, &sw, &bsw);
 	ef = ring_file(f, p.qa->qp_num);
+	ringer_stop(&r);
 	close(f);
-	result("after_removal", ei == EIO && ew == EIO && ep == EIO && ef == ENOTCONN,
+	result("after_removal", ei == EIO && ew == EIO && ep == EIO && ef == ENOTCONN &&
+	       !r.other && r.ok > 0 && r.last == ENOTCONN,
 	       "ioctl doorbell %s, post_send command %s, ibv_post_send %s (want EIO), "
-	       "doorbell file %s (want ENOTCONN)", strerror(ei), strerror(ew),
-	       strerror(ep), strerror(ef));
+	       "doorbell file %s (want ENOTCONN); a thread's rings meanwhile: ok %ld, "
+	       "ENOENT %ld, EINVAL %ld, ENOTCONN %ld, other %ld (%s), last %s",
+	       strerror(ei), strerror(ew), strerror(ep), strerror(ef), r.ok, r.enoent,
+	       r.einval, r.enotconn, r.other, r.other ? strerror(r.other_errno) : "-",
+	       strerror(r.last));
 	/* the objects are gone in the kernel; the destroys must not crash */
 	ibv_destroy_qp(p.qa);
 	ibv_destroy_qp(p.qb);

@@ -12,15 +12,17 @@ Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE
   provider_uses_file, provider_uses_ioctl, ring_valid, bogus_handle, cq_handle,
   other_context, file_unbound, file_bind_bad_fd, file_ring_valid, file_bogus_qpn,
   file_qpn_too_big, file_other_context, file_init_qp, file_bind_busy, file_after_close,
-  file_closed_first, forced_write, ring_write, dup_after_close
+  file_closed_first, file_ring_teardown, forced_write, ring_write, dup_after_close
                        tests/doorbell/sib-doorbell cases on sib0 (see there)
   rc_pingpong          unmodified ibv_rc_pingpong: every doorbell is a doorbell file one
   rc_pingpong_ioctl    the same with SOFTIB_DOORBELL=ioctl: every doorbell an ioctl one
   rc_pingpong_write    the same with SOFTIB_DOORBELL=write: neither kind, it works
   link_delete          a process holds QPs on a device over a veth; rdma link delete
                        returns within the bound; then its ioctl and write doorbells and
-                       ibv_post_send fail with EIO, its doorbell file with ENOTCONN, and
-                       it exits cleanly
+                       ibv_post_send fail with EIO, its doorbell file with ENOTCONN (a
+                       thread of it rings the file all along: only ENOENT, EINVAL or
+                       ENOTCONN), and it exits cleanly; before the removal, rmmod
+                       softib_db must fail (a file is bound)
   rmmod                the same with rmmod softib (the doorbells pin nothing: rmmod
                        succeeds while the process holds the device and a bound doorbell
                        file); softib is loaded again with sib0 on eth0 at the end
@@ -77,7 +79,7 @@ grep -v "^RESULT" "$OUT/cases"
 for c in provider_uses_file provider_uses_ioctl ring_valid bogus_handle cq_handle \
 	 other_context file_unbound file_bind_bad_fd file_ring_valid file_bogus_qpn \
 	 file_qpn_too_big file_other_context file_init_qp file_bind_busy file_after_close \
-	 file_closed_first forced_write ring_write dup_after_close; do
+	 file_closed_first file_ring_teardown forced_write ring_write dup_after_close; do
 	r=$(grep "^RESULT doorbell_$c " "$OUT/cases" | head -1)
 	if [[ -n $r ]]; then
 		read -r _ _ st detail <<<"$r"
@@ -129,6 +131,10 @@ removal() {
 		exec {w}>"$OUT/hold.fifo"
 		for _ in $(seq 300); do grep -q READY "$OUT/hold" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 		if grep -q READY "$OUT/hold"; then
+			# a bound doorbell file holds softib_db
+			if [[ -d /sys/module/softib_db ]] && rmmod softib_db 2>/dev/null; then
+				why+=" rmmod softib_db succeeded while a file was bound;"
+			fi
 			t0=$(date +%s.%N)
 			timeout "$BOUND" "$@"; rc=$?
 			t1=$(date +%s.%N)

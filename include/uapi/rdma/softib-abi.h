@@ -243,10 +243,11 @@ enum sib_qp_methods {
  * the uverbs command fd: struct ib_uverbs_ioctl_hdr { .object_id =
  * UVERBS_OBJECT_DEVICE, .method_id = SIB_METHOD_DB_BIND, .num_attrs = 1,
  * .driver_id = SIB_DRIVER_ID } followed by struct ib_uverbs_attr {
- * .attr_id = SIB_ATTR_DB_BIND_FD, .len = 4, .data = the file's fd }.
+ * .attr_id = SIB_ATTR_DB_BIND_FD, .len = 0, .data = the file's fd } (a
+ * raw fd attribute, the value itself in .data).
  * Errors: EOPNOTSUPP softib_db.ko is not loaded, EBADF not an open fd,
- * EINVAL not a doorbell file, EBUSY the file or the context is bound
- * already. Then ioctl(file, SIB_DBF_IOCTL_RING, qp_num) does what the
+ * EINVAL not a doorbell file, EBUSY the context has a file or the file
+ * is or was bound (a file serves one context, once). Then ioctl(file, SIB_DBF_IOCTL_RING, qp_num) does what the
  * ioctl doorbell does for the context's QP qp_num (the value of
  * ibv_qp.qp_num, passed as the ioctl's argument itself), without the
  * uverbs dispatch. Errors: ENOENT no QP of this context with a send ring
