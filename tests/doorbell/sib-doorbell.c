@@ -222,7 +222,8 @@ struct ringer {
 	int fd, pause_us;
 	uint32_t qpn[2];
 	volatile int stop;
-	long ok, enoent, einval, enotconn, other;
+	long ok;		/* read by the main thread meanwhile */
+	long enoent, einval, enotconn, other;
 	int other_errno;
 	volatile int last;
 };
@@ -238,7 +239,7 @@ static void *ringer_main(void *arg)
 
 		r->last = err;
 		if (!err)
-			r->ok++;
+			__atomic_add_fetch(&r->ok, 1, __ATOMIC_RELAXED);
 		else if (err == ENOENT)
 			r->enoent++;
 		else if (err == EINVAL)
@@ -494,6 +495,9 @@ static void file_teardown_case(void)
 	if (err)
 		DIE("bind: %s", strerror(err));
 	ringer_start(&r, f, t.qa->qp_num, t.qb->qp_num, 0);
+	/* the new thread may wait for a CPU: the teardown must overlap it */
+	for (i = 0; i < 1000 && !__atomic_load_n(&r.ok, __ATOMIC_RELAXED); i++)
+		usleep(1000);
 	for (i = 0; i < 50 && !serr; i++)
 		serr = pair_send(&t);
 	ibv_destroy_qp(t.qa);
