@@ -52,10 +52,6 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct sib_context *ctx = to_sib_ctx(ibqp->context);
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attr;
-	} req;
 
 	if (ctx->db_fd >= 0 &&
 	    !__atomic_load_n(&ctx->db_fd_gone, __ATOMIC_RELAXED)) {
@@ -68,18 +64,9 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 	}
 	if (!ctx->db_ioctl)
 		return sib_sq_doorbell_write(qp);
-	memset(&req, 0, sizeof(req));
-	req.hdr.length = sizeof(req);
-	req.hdr.object_id = UVERBS_OBJECT_QP;
-	req.hdr.method_id = SIB_METHOD_QP_DOORBELL;
-	req.hdr.num_attrs = 1;
-	req.hdr.driver_id = SIB_DRIVER_ID;
-	req.attr.attr_id = SIB_ATTR_QP_DOORBELL_HANDLE;
-	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.data = ibqp->handle;
-	if (ioctl(ibqp->context->cmd_fd, RDMA_VERBS_IOCTL, &req))
-		return errno ? errno : EIO;
-	return 0;
+	return sib_driver_ioctl(ibqp->context->cmd_fd, UVERBS_OBJECT_QP,
+				SIB_METHOD_QP_DOORBELL,
+				SIB_ATTR_QP_DOORBELL_HANDLE, ibqp->handle);
 }
 
 int sib_sq_publish(struct sib_qp *qp)

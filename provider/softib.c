@@ -425,6 +425,28 @@ static int sib_env_is(const char *name, const char *value)
 	return v && !strcmp(v, value);
 }
 
+int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
+		     uint16_t attr, uint64_t data)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = object;
+	req.hdr.method_id = method;
+	req.hdr.num_attrs = 1;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	req.attr.attr_id = attr;
+	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
+	req.attr.data = data;
+	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req))
+		return errno ? errno : EIO;
+	return 0;
+}
+
 /*
  * Open /dev/softib_db and bind it to the context (see softib-abi.h);
  * -1 when the kernel or the machine has none, or it cannot be bound:
@@ -432,24 +454,13 @@ static int sib_env_is(const char *name, const char *value)
  */
 static int sib_db_file_open(int cmd_fd)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attr;
-	} req;
 	int fd = open("/dev/" SIB_DBF_NAME, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	memset(&req, 0, sizeof(req));
-	req.hdr.length = sizeof(req);
-	req.hdr.object_id = UVERBS_OBJECT_DEVICE;
-	req.hdr.method_id = SIB_METHOD_DB_BIND;
-	req.hdr.num_attrs = 1;
-	req.hdr.driver_id = SIB_DRIVER_ID;
-	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
-	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.data = fd;	/* a raw fd attribute: the value itself */
-	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req)) {
+	/* a raw fd attribute: the value itself */
+	if (sib_driver_ioctl(cmd_fd, UVERBS_OBJECT_DEVICE, SIB_METHOD_DB_BIND,
+			     SIB_ATTR_DB_BIND_FD, fd)) {
 		close(fd);
 		return -1;
 	}

@@ -312,6 +312,14 @@ int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
 		     uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
+/**
+ * sib_driver_ioctl() - call a softib driver method with one mandatory
+ * attribute whose value is inline (an object handle, a raw fd), through
+ * RDMA_VERBS_IOCTL on the context's @cmd_fd (softib-abi.h).
+ * Return: 0 or the errno of ioctl().
+ */
+int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
+		     uint16_t attr, uint64_t data);
 
 /**
  * sib_ctx_atomic_cap() - the device's atomic capability, queried from the

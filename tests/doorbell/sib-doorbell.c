@@ -166,8 +166,9 @@ static int pair_send(struct pair *p)
 	return 0;
 }
 
-/* the ioctl doorbell on @fd for object @handle: 0 or errno */
-static int ring_ioctl(int fd, uint32_t handle)
+/* a softib driver method with one inline attribute: 0 or errno */
+static int driver_ioctl(int fd, uint16_t object, uint16_t method,
+			uint16_t attr, uint64_t data)
 {
 	struct {
 		struct ib_uverbs_ioctl_hdr hdr;
@@ -176,34 +177,29 @@ static int ring_ioctl(int fd, uint32_t handle)
 
 	memset(&req, 0, sizeof(req));
 	req.hdr.length = sizeof(req);
-	req.hdr.object_id = UVERBS_OBJECT_QP;
-	req.hdr.method_id = SIB_METHOD_QP_DOORBELL;
+	req.hdr.object_id = object;
+	req.hdr.method_id = method;
 	req.hdr.num_attrs = 1;
 	req.hdr.driver_id = SIB_DRIVER_ID;
-	req.attr.attr_id = SIB_ATTR_QP_DOORBELL_HANDLE;
+	req.attr.attr_id = attr;
 	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.data = handle;
+	req.attr.data = data;
 	return ioctl(fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+}
+
+/* the ioctl doorbell on @fd for object @handle: 0 or errno */
+static int ring_ioctl(int fd, uint32_t handle)
+{
+	return driver_ioctl(fd, UVERBS_OBJECT_QP, SIB_METHOD_QP_DOORBELL,
+			    SIB_ATTR_QP_DOORBELL_HANDLE, handle);
 }
 
 /* bind the doorbell file @dbf to the context of @cmd_fd: 0 or errno */
 static int file_bind(int cmd_fd, int dbf)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attr;
-	} req;
-
-	memset(&req, 0, sizeof(req));
-	req.hdr.length = sizeof(req);
-	req.hdr.object_id = UVERBS_OBJECT_DEVICE;
-	req.hdr.method_id = SIB_METHOD_DB_BIND;
-	req.hdr.num_attrs = 1;
-	req.hdr.driver_id = SIB_DRIVER_ID;
-	req.attr.attr_id = SIB_ATTR_DB_BIND_FD;
-	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.data = dbf;	/* a raw fd attribute: the value itself */
-	return ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+	/* a raw fd attribute: the value itself */
+	return driver_ioctl(cmd_fd, UVERBS_OBJECT_DEVICE, SIB_METHOD_DB_BIND,
+			    SIB_ATTR_DB_BIND_FD, dbf);
 }
 
 /* the doorbell file's ring of QP number @qpn: 0 or errno */
