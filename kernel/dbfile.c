@@ -87,14 +87,15 @@ static long sib_dbf_ioctl(struct file *file, unsigned int cmd,
 	return ret;
 }
 
+/*
+ * One request, the ring; its argument is a number, not a pointer, so
+ * 32-bit callers take the same entry. The owner is this module: an open
+ * file pins softib_db.ko, never softib.ko.
+ */
 static const struct file_operations sib_dbf_fops = {
-	.owner = THIS_MODULE,
-	.open = sib_dbf_open,
-	.release = sib_dbf_release,
-	.unlocked_ioctl = sib_dbf_ioctl,
-	/* the argument is a number, not a pointer */
-	.compat_ioctl = sib_dbf_ioctl,
-	.llseek = no_llseek,
+	.unlocked_ioctl = sib_dbf_ioctl, .compat_ioctl = sib_dbf_ioctl,
+	.open = sib_dbf_open, .release = sib_dbf_release,
+	.llseek = no_llseek, .owner = THIS_MODULE,
 };
 
 /* any user may open it: an unbound file does nothing */
