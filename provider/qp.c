@@ -53,9 +53,11 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct sib_context *ctx = to_sib_ctx(ibqp->context);
 
-	if (ctx->db_fd >= 0 &&
+	int db_fd = __atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE);
+
+	if (db_fd >= 0 &&
 	    !__atomic_load_n(&ctx->db_fd_gone, __ATOMIC_RELAXED)) {
-		if (!ioctl(ctx->db_fd, SIB_DBF_IOCTL_RING,
+		if (!ioctl(db_fd, SIB_DBF_IOCTL_RING,
 			   (unsigned long)ibqp->qp_num))
 			return 0;
 		/* the device went away: one system call per doorbell from now */
@@ -329,6 +331,7 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 		goto err_free;
 	}
 	qp->sq_sig_all = !!attr->sq_sig_all;
+	sib_db_file_prepare(to_sib_ctx(ctx));
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		sib_qp_ex_setup(qp, attr->send_ops_flags);
 		qp->vqp.comp_mask |= VERBS_QP_EX;

@@ -365,6 +365,7 @@ static void sib_free_context(struct ibv_context *ibctx)
 	struct sib_context *ctx = to_sib_ctx(ibctx);
 
 	pthread_mutex_destroy(&ctx->caps_lock);
+	pthread_mutex_destroy(&ctx->db_lock);
 	verbs_uninit_context(&ctx->vctx);
 	if (ctx->db_fd >= 0)
 		close(ctx->db_fd);
@@ -467,6 +468,21 @@ static int sib_db_file_open(int cmd_fd)
 	return fd;
 }
 
+void sib_db_file_prepare(struct sib_context *ctx)
+{
+	if (!__atomic_load_n(&ctx->db_file_wanted, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&ctx->db_lock);
+	if (ctx->db_file_wanted) {
+		/* published before the QP it is made for is returned */
+		__atomic_store_n(&ctx->db_fd,
+				 sib_db_file_open(ctx->vctx.context.cmd_fd),
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&ctx->db_file_wanted, 0, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ctx->db_lock);
+}
+
 static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 					       int cmd_fd, void *private_data)
 {
@@ -505,11 +521,12 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->ring_magic = !!(resp.drv.comp_mask & SIB_UCTX_RESP_F_RING_MAGIC);
 	ctx->db_ioctl = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_IOCTL) &&
 			!sib_env_is("SOFTIB_DOORBELL", "write");
-	if ((resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
-	    !sib_env_is("SOFTIB_DOORBELL", "write") &&
-	    !sib_env_is("SOFTIB_DOORBELL", "ioctl"))
-		ctx->db_fd = sib_db_file_open(cmd_fd);
+	/* opened and bound by the context's first QP: sib_db_file_prepare() */
+	ctx->db_file_wanted = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
+			      !sib_env_is("SOFTIB_DOORBELL", "write") &&
+			      !sib_env_is("SOFTIB_DOORBELL", "ioctl");
 	pthread_mutex_init(&ctx->caps_lock, NULL);
+	pthread_mutex_init(&ctx->db_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sib_ctx_ops);
 	return &ctx->vctx;

@@ -106,8 +106,10 @@ struct sib_context {
 	uint32_t max_inline_data;
 	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
 	int db_ioctl;			/* SIB_UCTX_RESP_F_DB_IOCTL, not forced off */
-	int db_fd;			/* the bound doorbell file, or -1 */
+	int db_fd;			/* the bound doorbell file, or -1 (atomic) */
 	int db_fd_gone;			/* it answered ENOTCONN: unbound for good */
+	int db_file_wanted;		/* offered, not tried yet: the first QP does */
+	pthread_mutex_t db_lock;	/* serializes that first open and bind */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
 	enum ibv_atomic_cap atomic_cap;
@@ -312,6 +314,14 @@ int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
 		     uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
+/**
+ * sib_db_file_prepare() - open and bind the context's doorbell file the first
+ * time a QP is created in it (an application that never creates a QP, such
+ * as librdmacm opening every device, holds no extra file descriptor).  Takes
+ * ctx->db_lock; a failure (no /dev/softib_db, EMFILE, ...) leaves db_fd at -1
+ * for good and the doorbells on the ioctl or write kinds.
+ */
+void sib_db_file_prepare(struct sib_context *ctx);
 /**
  * sib_driver_ioctl() - call a softib driver method with one mandatory
  * attribute whose value is inline (an object handle, a raw fd), through

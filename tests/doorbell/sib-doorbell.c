@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,31 +108,51 @@ static void to_rts(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
 		DIE("modify to RTS failed");
 }
 
-static void pair_setup(struct pair *p)
+/* the context, PD, CQ and MR of a pair, no QP yet */
+static void pair_open(struct pair *p)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	union ibv_gid gid;
-
 	p->ctx = open_dev();
-	if (ibv_query_gid(p->ctx, 1, gidx, &gid))
-		DIE("query_gid %d failed", gidx);
 	p->pd = ibv_alloc_pd(p->ctx);
 	p->cq = ibv_create_cq(p->ctx, 32, NULL, NULL, 0);
 	if (!p->pd || !p->cq)
 		DIE("pd/cq failed");
 	p->mr = ibv_reg_mr(p->pd, p->buf, sizeof(p->buf),
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	ia.send_cq = ia.recv_cq = p->cq;
+	if (!p->mr)
+		DIE("mr failed");
+}
+
+/* the pair's two QPs, created only */
+static void pair_create_qps(struct pair *p)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC, .send_cq = p->cq, .recv_cq = p->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
 	p->qa = ibv_create_qp(p->pd, &ia);
 	p->qb = ibv_create_qp(p->pd, &ia);
-	if (!p->mr || !p->qa || !p->qb)
-		DIE("mr/qp failed");
+	if (!p->qa || !p->qb)
+		DIE("create_qp failed: %s", strerror(errno));
+}
+
+/* the pair's QPs connected to each other, in RTS */
+static void pair_connect(struct pair *p)
+{
+	union ibv_gid gid;
+
+	if (ibv_query_gid(p->ctx, 1, gidx, &gid))
+		DIE("query_gid %d failed", gidx);
 	to_rts(p->qa, p->qb->qp_num, &gid);
 	to_rts(p->qb, p->qa->qp_num, &gid);
+}
+
+static void pair_setup(struct pair *p)
+{
+	pair_open(p);
+	pair_create_qps(p);
+	pair_connect(p);
 }
 
 /* one signaled SEND qa -> qb with its receive; 0 or the failing step's errno */
@@ -516,6 +537,91 @@ static void file_teardown_case(void)
 	       strerror(r.last));
 }
 
+/* how many of this process's file descriptors are open on /dev/softib_db */
+static int db_files(void)
+{
+	char path[64], target[64];
+	int fd, n = 0;
+	ssize_t len;
+
+	for (fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len < 0)
+			continue;
+		target[len] = 0;
+		n += !strcmp(target, "/dev/" SIB_DBF_NAME);
+	}
+	return n;
+}
+
+/*
+ * The provider opens the doorbell file with a context's first QP, not
+ * before (librdmacm opens every device; ibv_devinfo creates no QP), and
+ * when that open fails (EMFILE here) the QP is still created and rings
+ * with the ioctl doorbell.
+ */
+static void file_lazy_cases(void)
+{
+	struct rlimit old, tight;
+	int base, n_open, n_qp, n_closed, fd, err, i;
+	struct snap a, b;
+	struct pair l, e;
+
+	base = db_files();
+	pair_open(&l);
+	n_open = db_files() - base;
+	pair_create_qps(&l);
+	n_qp = db_files() - base;
+	pair_connect(&l);
+	err = pair_send(&l);
+	ibv_destroy_qp(l.qa);
+	ibv_destroy_qp(l.qb);
+	ibv_dereg_mr(l.mr);
+	ibv_destroy_cq(l.cq);
+	ibv_dealloc_pd(l.pd);
+	ibv_close_device(l.ctx);
+	n_closed = db_files() - base;
+	result("file_lazy", n_open == 0 && n_qp == 1 && !err && n_closed == 0,
+	       "doorbell files: %d with context, PD, CQ, MR (want 0), %d with two QPs "
+	       "(want 1), a SEND: %s, %d after ibv_close_device (want 0)",
+	       n_open, n_qp, err ? strerror(err) : "ok", n_closed);
+
+	/* no descriptor left for the file when the first QP is created */
+	pair_open(&e);
+	fd = dup(0);
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &old))
+		DIE("dup/getrlimit failed");
+	close(fd);
+	tight = old;
+	tight.rlim_cur = fd;	/* every lower descriptor is taken */
+	if (setrlimit(RLIMIT_NOFILE, &tight))
+		DIE("setrlimit failed: %s", strerror(errno));
+	fd = dup(0);
+	pair_create_qps(&e);
+	if (setrlimit(RLIMIT_NOFILE, &old))
+		DIE("setrlimit back failed: %s", strerror(errno));
+	if (fd >= 0)
+		DIE("dup under RLIMIT_NOFILE %ld did not fail", (long)tight.rlim_cur);
+	pair_connect(&e);
+	a = snap();
+	for (i = 0, err = 0; i < 20 && !err; i++)
+		err = pair_send(&e);
+	b = snap();
+	result("file_emfile", !err && b.db - a.db > 0 && b.dbi - a.dbi == b.db - a.db &&
+	       b.dbf == a.dbf,
+	       "QPs created with no fd free (RLIMIT_NOFILE %ld), 20 SENDs: %s, "
+	       "sq_doorbells +%lld, sq_doorbells_ioctl +%lld, sq_doorbells_file +%lld",
+	       (long)tight.rlim_cur, err ? strerror(err) : "ok", b.db - a.db,
+	       b.dbi - a.dbi, b.dbf - a.dbf);
+	ibv_destroy_qp(e.qa);
+	ibv_destroy_qp(e.qb);
+	ibv_dereg_mr(e.mr);
+	ibv_destroy_cq(e.cq);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+}
+
 static int cases(void)
 {
 	struct pair p, pi, w;
@@ -571,6 +677,7 @@ static int cases(void)
 
 	file_cases(&pi, &p);
 	file_teardown_case();
+	file_lazy_cases();
 
 	/* SOFTIB_DOORBELL=write forces the post_send command */
 	setenv("SOFTIB_DOORBELL", "write", 1);

@@ -12,7 +12,7 @@ Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE
   provider_uses_file, provider_uses_ioctl, ring_valid, bogus_handle, cq_handle,
   other_context, file_unbound, file_bind_bad_fd, file_ring_valid, file_bogus_qpn,
   file_qpn_too_big, file_other_context, file_init_qp, file_bind_busy, file_after_close,
-  file_closed_first, file_ring_teardown, forced_write, ring_write, dup_after_close
+  file_closed_first, file_ring_teardown, file_lazy, file_emfile, forced_write, ring_write, dup_after_close
                        tests/doorbell/sib-doorbell cases on sib0 (see there)
   rc_pingpong          unmodified ibv_rc_pingpong: every doorbell is a doorbell file one
   rc_pingpong_ioctl    the same with SOFTIB_DOORBELL=ioctl: every doorbell an ioctl one
@@ -79,7 +79,7 @@ grep -v "^RESULT" "$OUT/cases"
 for c in provider_uses_file provider_uses_ioctl ring_valid bogus_handle cq_handle \
 	 other_context file_unbound file_bind_bad_fd file_ring_valid file_bogus_qpn \
 	 file_qpn_too_big file_other_context file_init_qp file_bind_busy file_after_close \
-	 file_closed_first file_ring_teardown forced_write ring_write dup_after_close; do
+	 file_closed_first file_ring_teardown file_lazy file_emfile forced_write ring_write dup_after_close; do
 	r=$(grep "^RESULT doorbell_$c " "$OUT/cases" | head -1)
 	if [[ -n $r ]]; then
 		read -r _ _ st detail <<<"$r"
