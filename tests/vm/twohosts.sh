@@ -224,14 +224,14 @@ NETEM_LOSS=${NETEM_LOSS:-"loss 2%"}
 netem() { # on|off: netem on eth1 of both hosts; on: sets netem_why when it is not there
 	local c="tc qdisc del dev eth1 root"
 	# band 3 (all but RoCE ACKs, by the priomap) goes through netem, band 2 (ACKs, by the u32
-	# filter on IPv4 without options: protocol UDP, port 4791, BTH opcode 0x11) straight out
+	# filter: IPv4 without options, protocol UDP, port 4791, BTH opcode 0x11) straight out
 	# (the kernel allows no second netem in a tree with a duplicating one), so ACKs also
 	# overtake delayed data
 	[[ $1 == on ]] && c="modprobe -a sch_netem sch_prio cls_u32; $c 2>/dev/null
 		tc qdisc add dev eth1 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 &&
 		tc qdisc add dev eth1 parent 1:3 handle 30: netem $NETEM_LOSS $NETEM_ALL &&
-		tc filter add dev eth1 parent 1: protocol ip prio 1 u32 match u8 17 0xff at 9 \\
-			match u16 4791 0xffff at 22 match u8 0x11 0xff at 28 flowid 1:2"
+		tc filter add dev eth1 parent 1: protocol ip prio 1 u32 match u8 5 0x0f at 0 \\
+			match u8 17 0xff at 9 match u16 4791 0xffff at 22 match u8 0x11 0xff at 28 flowid 1:2"
 	bash -c "$c" 2>/dev/null
 	remote run "$c; tc qdisc show dev eth1; tc filter show dev eth1"
 	wait_file "$DIR/rc.$rn" 60
