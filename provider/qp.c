@@ -52,7 +52,6 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct sib_context *ctx = to_sib_ctx(ibqp->context);
-
 	int db_fd = __atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE);
 
 	if (db_fd >= 0 &&

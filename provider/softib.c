@@ -470,16 +470,14 @@ static int sib_db_file_open(int cmd_fd)
 
 void sib_db_file_prepare(struct sib_context *ctx)
 {
-	if (!__atomic_load_n(&ctx->db_file_wanted, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE) != SIB_DB_FD_UNTRIED)
 		return;
 	pthread_mutex_lock(&ctx->db_lock);
-	if (ctx->db_file_wanted) {
-		/* published before the QP it is made for is returned */
+	/* published before the QP it is made for is returned */
+	if (ctx->db_fd == SIB_DB_FD_UNTRIED)
 		__atomic_store_n(&ctx->db_fd,
 				 sib_db_file_open(ctx->vctx.context.cmd_fd),
 				 __ATOMIC_RELEASE);
-		__atomic_store_n(&ctx->db_file_wanted, 0, __ATOMIC_RELEASE);
-	}
 	pthread_mutex_unlock(&ctx->db_lock);
 }
 
@@ -522,9 +520,10 @@ static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,
 	ctx->db_ioctl = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_IOCTL) &&
 			!sib_env_is("SOFTIB_DOORBELL", "write");
 	/* opened and bound by the context's first QP: sib_db_file_prepare() */
-	ctx->db_file_wanted = (resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
-			      !sib_env_is("SOFTIB_DOORBELL", "write") &&
-			      !sib_env_is("SOFTIB_DOORBELL", "ioctl");
+	if ((resp.drv.comp_mask & SIB_UCTX_RESP_F_DB_FILE) &&
+	    !sib_env_is("SOFTIB_DOORBELL", "write") &&
+	    !sib_env_is("SOFTIB_DOORBELL", "ioctl"))
+		ctx->db_fd = SIB_DB_FD_UNTRIED;
 	pthread_mutex_init(&ctx->caps_lock, NULL);
 	pthread_mutex_init(&ctx->db_lock, NULL);
 

@@ -98,6 +98,8 @@ struct sib_device {
 	uint32_t abi_version;
 };
 
+#define SIB_DB_FD_UNTRIED (-2)
+
 struct sib_context {
 	struct verbs_context vctx;
 	uint32_t cqe_size;
@@ -106,9 +108,13 @@ struct sib_context {
 	uint32_t max_inline_data;
 	int ring_magic;			/* SIB_UCTX_RESP_F_RING_MAGIC */
 	int db_ioctl;			/* SIB_UCTX_RESP_F_DB_IOCTL, not forced off */
-	int db_fd;			/* the bound doorbell file, or -1 (atomic) */
+	/*
+	 * The bound doorbell file, -1 when there is none, SIB_DB_FD_UNTRIED
+	 * while the kernel offers one and no QP has been created yet (read
+	 * with acquire; set once, under db_lock)
+	 */
+	int db_fd;
 	int db_fd_gone;			/* it answered ENOTCONN: unbound for good */
-	int db_file_wanted;		/* offered, not tried yet: the first QP does */
 	pthread_mutex_t db_lock;	/* serializes that first open and bind */
 	pthread_mutex_t caps_lock;
 	int caps_known;			/* the fields below are valid */
@@ -318,8 +324,8 @@ void sib_munmap_ring(struct sib_ring *ring);
  * sib_db_file_prepare() - open and bind the context's doorbell file the first
  * time a QP is created in it (an application that never creates a QP, such
  * as librdmacm opening every device, holds no extra file descriptor).  Takes
- * ctx->db_lock; a failure (no /dev/softib_db, EMFILE, ...) leaves db_fd at -1
- * for good and the doorbells on the ioctl or write kinds.
+ * ctx->db_lock; a failure (no /dev/softib_db, EMFILE, ...) sets db_fd to -1
+ * for good and leaves the doorbells on the ioctl or write kinds.
  */
 void sib_db_file_prepare(struct sib_context *ctx);
 /**

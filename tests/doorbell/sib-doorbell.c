@@ -148,6 +148,17 @@ static void pair_connect(struct pair *p)
 	to_rts(p->qb, p->qa->qp_num, &gid);
 }
 
+/* everything of the pair, the context last */
+static void pair_close(struct pair *p)
+{
+	ibv_destroy_qp(p->qa);
+	ibv_destroy_qp(p->qb);
+	ibv_dereg_mr(p->mr);
+	ibv_destroy_cq(p->cq);
+	ibv_dealloc_pd(p->pd);
+	ibv_close_device(p->ctx);
+}
+
 static void pair_setup(struct pair *p)
 {
 	pair_open(p);
@@ -517,12 +528,7 @@ static void file_teardown_case(void)
 		usleep(1000);
 	for (i = 0; i < 50 && !serr; i++)
 		serr = pair_send(&t);
-	ibv_destroy_qp(t.qa);
-	ibv_destroy_qp(t.qb);
-	ibv_dereg_mr(t.mr);
-	ibv_destroy_cq(t.cq);
-	ibv_dealloc_pd(t.pd);
-	ibv_close_device(t.ctx);
+	pair_close(&t);
 	/* the ringer sees the closed context before it is stopped */
 	for (i = 0; i < 1000 && r.last != ENOTCONN; i++)
 		usleep(1000);
@@ -575,12 +581,7 @@ static void file_lazy_cases(void)
 	n_qp = db_files() - base;
 	pair_connect(&l);
 	err = pair_send(&l);
-	ibv_destroy_qp(l.qa);
-	ibv_destroy_qp(l.qb);
-	ibv_dereg_mr(l.mr);
-	ibv_destroy_cq(l.cq);
-	ibv_dealloc_pd(l.pd);
-	ibv_close_device(l.ctx);
+	pair_close(&l);
 	n_closed = db_files() - base;
 	result("file_lazy", n_open == 0 && n_qp == 1 && !err && n_closed == 0,
 	       "doorbell files: %d with context, PD, CQ, MR (want 0), %d with two QPs "
@@ -614,12 +615,7 @@ static void file_lazy_cases(void)
 	       "sq_doorbells +%lld, sq_doorbells_ioctl +%lld, sq_doorbells_file +%lld",
 	       (long)tight.rlim_cur, err ? strerror(err) : "ok", b.db - a.db,
 	       b.dbi - a.dbi, b.dbf - a.dbf);
-	ibv_destroy_qp(e.qa);
-	ibv_destroy_qp(e.qb);
-	ibv_dereg_mr(e.mr);
-	ibv_destroy_cq(e.cq);
-	ibv_dealloc_pd(e.pd);
-	ibv_close_device(e.ctx);
+	pair_close(&e);
 }
 
 static int cases(void)
