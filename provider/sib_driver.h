@@ -5,7 +5,7 @@
  *
  * Debian ships neither rdma-core's driver.h nor its kern-abi.h, so the
  * layouts, constants and prototypes below are written from the facts in
- * ../shared/abi/rdma-core-v44-provider-abi.txt. tests/unit/abi_test.c checks
+ * abi/rdma-core-v44-provider-abi.txt. tests/unit/abi_test.c checks
  * every struct member offset and size, every constant and every prototype
  * declared here against that file; keep the two in step.
  *

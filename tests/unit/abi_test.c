@@ -2,7 +2,7 @@
 /*
  * ABI test: our own declarations of libibverbs' private provider ABI
  * (provider/sib_driver.h) against the measured facts of rdma-core v44 in
- * ../shared/abi/rdma-core-v44-provider-abi.txt (override: SIB_ABI_FILE).
+ * provider/abi/rdma-core-v44-provider-abi.txt (override: SIB_ABI_FILE).
  *
  * abi_gen.h (made by gen_abi.awk at build time) holds what only the
  * compiler knows: offsetof/sizeof of every member the file lists for the
@@ -20,7 +20,7 @@
 #include "unit.h"
 
 #ifndef SIB_ABI_FILE_DEFAULT
-#define SIB_ABI_FILE_DEFAULT "../../../shared/abi/rdma-core-v44-provider-abi.txt"
+#define SIB_ABI_FILE_DEFAULT "../../provider/abi/rdma-core-v44-provider-abi.txt"
 #endif
 
 struct sib_abi_layout {
