@@ -24,8 +24,8 @@
  * unregistration (main.c), and the netdev's unregistration waits for
  * both references, so dev->ndev never outlives its netdev. (rdma_rxe
  * kept a bare pointer; 6.13 replaced it with ib_device_get_netdev(),
- * which takes a reference per use. 6.1 does not export that helper, and
- * a reference per packet would cost the transmit path a lock.)
+ * which takes a reference per use; 6.1 does not export that helper, and
+ * softib's transmit path would then take and drop one per packet.)
  */
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
