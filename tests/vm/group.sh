@@ -13,7 +13,8 @@ command but the first it puts the guest back as tools/vm-run set it up: the prev
 command's processes killed, network namespaces, softib links other than sib0, and network
 interfaces other than lo/eth0/eth1 deleted, eth0's qdisc reset, softib (the --ko FILE,
 default \$VM_SOFTIB_KO, and softib_db.ko beside it) loaded and sib0 on eth0 ACTIVE with its
-IPv4 GID (with --dev rxe0, as for tools/vm-run --rxe: rdma_rxe and rxe0 instead). A reset that fails is reported on stdout and in the next command's log; the
+IPv4 GID, rdma_rxe unloaded (it holds UDP port 4791; with --dev rxe0, as for tools/vm-run
+--rxe: rdma_rxe and rxe0 instead). A reset that fails is reported on stdout and in the next command's log; the
 command runs all the same. Exit status 0 when every command ran (whatever their status), 2 on
 bad usage. Meant to run inside a tools/vm-run guest.
 USAGE
@@ -68,6 +69,8 @@ reset_guest() {
 		[[ -e /sys/class/infiniband/rxe0 ]] || rdma link add rxe0 type rxe netdev eth0 ||
 			why+=" rdma link add rxe0 failed;"
 	else
+		# rdma_rxe (loaded by a stage to talk to softib) holds UDP port 4791 while loaded
+		[[ ! -d /sys/module/rdma_rxe ]] || modprobe -r rdma_rxe || why+=" rmmod rdma_rxe failed;"
 		if [[ ! -d /sys/module/softib ]]; then
 			local db; db=$(dirname "$KO")/softib_db.ko
 			[[ -d /sys/module/softib_db || ! -f $db ]] || insmod "$db" || why+=" insmod $db failed;"
