@@ -425,9 +425,15 @@ field_cases() {
 	tc qdisc add dev vI root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% &&
 		tc -n A qdisc add dev vA root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% ||
 		check field_lossy_atomics_sib1_rxe0 FAIL "tc netem on vI/vA"
-	# both directions at once (no --one-way): each device requests and responds
+	# both directions at once (no --one-way): each device requests and responds.
+	# rdma_rxe 6.12 mishandles a repeated READ request that follows a 0-byte READ or WRITE:
+	# its read_reply() takes the MR of the last request instead of looking the replayed one's
+	# up whenever that last request's length (qp->resp.length) was 0, so it copies from no MR
+	# (WARNING at rxe_mr_copy) and NAKs the READ with a remote access error. 6.1's rxe looks
+	# every replayed READ's MR up. On 6.12 the cell sends no 0-byte messages.
+	local empty=(); [[ $(uname -r) == 6.1.* ]] || empty=(--no-empty)
 	load_check field_lossy_atomics_sib1_rxe0 "retransmits>0 duplicate_request>0" -d sib1 -D rxe0 -q 2 -M 64K \
-		-b 2M --ops-mix send,write,read,cmp_swp,fetch_add
+		-b 2M --ops-mix send,write,read,cmp_swp,fetch_add "${empty[@]}"
 	tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
 }
 

@@ -89,8 +89,8 @@ static uint32_t mtu_bytes(struct load *l)
 	return 128u << (l->path_mtu < 1 ? 1 : l->path_mtu);
 }
 
-/* log-uniform size in [0, max], with edge sizes around the MTU now and then */
-static uint32_t pick_size(struct load *l, struct load_ep *e)
+/* log-uniform size in [0 or 1 (--no-empty), max], with edge sizes around the MTU now and then */
+static uint32_t pick_size_any(struct load *l, struct load_ep *e)
 {
 	uint64_t max = l->o.max_size, mtu = mtu_bytes(l), s;
 	uint64_t edge[8] = { 0, 1, mtu - 1, mtu, mtu + 1, 2 * mtu, max - 1, max };
@@ -109,6 +109,13 @@ static uint32_t pick_size(struct load *l, struct load_ep *e)
 		return 0;
 	s = (1ULL << (s - 1)) + load_rng_below(g, 1ULL << (s - 1));
 	return (uint32_t)(s > max ? max : s);
+}
+
+static uint32_t pick_size(struct load *l, struct load_ep *e)
+{
+	uint32_t s = pick_size_any(l, e);
+
+	return (!s && l->o.no_empty && l->o.max_size) ? 1 : s;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -138,6 +138,7 @@ struct load_opts {
 	unsigned op_mask;
 	bool one_way;
 	bool fixed_size;	/* every message is max_size bytes */
+	bool no_empty;		/* no 0-byte messages */
 	int signal_every;
 	int mtu;		/* enum ibv_mtu, 0 = active MTU */
 	int ack_timeout, retry_cnt, rnr_retry, min_rnr_timer;

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 "  -b, --bytes SIZE         post until SIZE bytes in total (K/M/G suffixes)\n"
 "  -M, --max-size SIZE      largest message (default 4M)\n"
 "      --fixed-size         every message is exactly --max-size bytes\n"
+"      --no-empty           no 0-byte messages (the smallest is 1 byte)\n"
 "  -S, --max-sge N          most SGEs per WR (default: the device's max_sge, at most %d)\n"
 "  -o, --depth N            WRs outstanding per QP (default 4)\n"
 "  -s, --seed N             PRNG seed (default: random, printed)\n"
@@ -180,7 +181,7 @@ static int parse_mix(const char *s, unsigned *mask)
 
 enum {
 	OPT_MIX = 256, OPT_ONE_WAY, OPT_SIGNAL, OPT_ACK_TIMEOUT, OPT_RETRY, OPT_RNR_RETRY,
-	OPT_MIN_RNR, OPT_EXPECT, OPT_JSON, OPT_RECV_DELAY, OPT_PEER_ERROR, OPT_FIXED,
+	OPT_MIN_RNR, OPT_EXPECT, OPT_JSON, OPT_RECV_DELAY, OPT_PEER_ERROR, OPT_FIXED, OPT_NO_EMPTY,
 };
 
 static const struct option long_opts[] = {
@@ -201,6 +202,7 @@ static const struct option long_opts[] = {
 	{ "ops-mix", required_argument, NULL, OPT_MIX },
 	{ "one-way", no_argument, NULL, OPT_ONE_WAY },
 	{ "fixed-size", no_argument, NULL, OPT_FIXED },
+	{ "no-empty", no_argument, NULL, OPT_NO_EMPTY },
 	{ "signal-every", required_argument, NULL, OPT_SIGNAL },
 	{ "ack-timeout", required_argument, NULL, OPT_ACK_TIMEOUT },
 	{ "retry-cnt", required_argument, NULL, OPT_RETRY },
@@ -290,6 +292,7 @@ static int parse_args(int argc, char **argv, struct load_opts *o, bool *mix_give
 		case 'h': usage(stdout); return 1;
 		case OPT_ONE_WAY: o->one_way = true; break;
 		case OPT_FIXED: o->fixed_size = true; break;
+		case OPT_NO_EMPTY: o->no_empty = true; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_MIX:
 			if (parse_mix(optarg, &o->op_mask))
