@@ -7,9 +7,9 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 DESTDIR ?=
 
-.PHONY: all module module-debug provider load perf pkey wire loop doorbell field install deps demo check check-vm clean help
+.PHONY: all module module-debug provider load perf pkey wire loop doorbell field limits install deps demo check check-vm clean help
 
-all: module provider load perf pkey wire loop doorbell field
+all: module provider load perf pkey wire loop doorbell field limits
 
 help:
 	@echo "make [all]      build softib.ko, softib_db.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
@@ -22,6 +22,7 @@ help:
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
+	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
@@ -60,6 +61,8 @@ doorbell:
 	$(MAKE) -C tests/doorbell
 field:
 	$(MAKE) -C tests/field
+limits:
+	$(MAKE) -C tests/limits
 
 install: all
 	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
@@ -92,4 +95,5 @@ clean:
 	-$(MAKE) -C tests/loop clean
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean
+	-$(MAKE) -C tests/limits clean
 	rm -rf build/check build/debug
