@@ -133,6 +133,7 @@ static int sib_lim_param_check(const struct sib_lim_param *p)
 
 /**
  * sib_limits_check() - check every limit parameter against its range
+ * @void: no arguments
  *
  * Called first by the module's init: a bad value fails the load, with
  * one line per bad parameter in the kernel log.
