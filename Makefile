@@ -1,19 +1,23 @@
 # softib top-level Makefile: module (kbuild, see Kbuild), provider, install, demo, check.
 # `make help` lists the targets.
 
-# Kernel build tree: the running kernel's, else the newest Debian linux-headers-*-amd64.
-KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/modules/$$(uname -r)/build; \
-	else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1; fi)
-KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# The kernel softib.ko is built for (tools/pick-kernel): KDIR=<build tree> or KVER=<release>
+# names it; else the running kernel's tree, else the only installed one. With several installed
+# and none named, the module targets stop and list them: never "the newest".
+PICK_ARGS = $(if $(KDIR),--kdir '$(KDIR)') $(if $(KVER),--kver '$(KVER)')
+PICKED = $(shell tools/pick-kernel $(PICK_ARGS) 2>/dev/null)
+SIB_KDIR = $(word 1,$(PICKED))
+SIB_KVER = $(word 2,$(PICKED))
 DESTDIR ?=
 
-.PHONY: all module module-debug provider load perf pkey wire loop doorbell field limits install deps demo check check-vm clean help
+.PHONY: all module kernels module-debug provider load perf pkey wire loop doorbell field limits install deps demo check check-vm clean help
 
 all: module provider load perf pkey wire loop doorbell field limits
 
 help:
-	@echo "make [all]      build softib.ko, softib_db.ko (KDIR=$(KDIR)) and provider/libsoftib-rdmav34.so"
-	@echo "make module     only the kernel module (W=1 for extra warnings)"
+	@echo "make [all]      build softib.ko, softib_db.ko (KVER=<release> or KDIR=<tree>) and provider/libsoftib-rdmav34.so"
+	@echo "make module     only the kernel modules (W=1 for extra warnings), for the kernel tools/pick-kernel picks"
+	@echo "make kernels    the kernel modules for every installed header tree, into build/kernels/<release>/"
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
 	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse: helpers of tools/bench)"
@@ -30,8 +34,18 @@ help:
 	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite"
 
 module:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "error: no kernel build tree (install linux-headers-amd64 or set KDIR=)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@tools/pick-kernel $(PICK_ARGS) >/dev/null
+	@echo "softib: building for $(SIB_KVER) ($(SIB_KDIR))"
+	$(MAKE) -C $(SIB_KDIR) M=$(CURDIR) modules
+
+# one copy of the module sources per installed kernel: kbuild writes its objects beside them
+kernels:
+	@set -e; tools/pick-kernel --list | { n=0; while read -r kdir kver; do n=$$((n + 1)); \
+		out=build/kernels/$$kver; echo "softib: building for $$kver ($$kdir) in $$out"; \
+		rm -rf $$out && mkdir -p $$out && cp Kbuild $$out/ && cp -a kernel include $$out/ && \
+		rm -f $$out/kernel/*.o $$out/kernel/.*.cmd && \
+		$(MAKE) -C $$kdir M=$(CURDIR)/$$out $(if $(W),W=$(W)) modules; done; \
+		[ $$n -gt 0 ] || { echo "error: no kernel build tree installed (linux-headers-*)" >&2; exit 1; }; }
 
 # softib.ko for the debug kernel (tools/build-debug-kernel), built in a copy of the sources
 # under build/debug/ so that it does not clobber the stock build; tools/vm-run --kernel debug
@@ -65,27 +79,27 @@ limits:
 	$(MAKE) -C tests/limits
 
 install: all
-	@test -n "$(KVER)" || { echo "error: cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
-	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib.ko
-	install -D -m 0644 softib_db.ko $(DESTDIR)/lib/modules/$(KVER)/updates/softib_db.ko
-	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+	@test -n "$(SIB_KVER)" || { tools/pick-kernel $(PICK_ARGS) >/dev/null; exit 1; }
+	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib.ko
+	install -D -m 0644 softib_db.ko $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib_db.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(SIB_KVER); fi
 	$(MAKE) -C provider install DESTDIR=$(DESTDIR)
 
 deps:
 	tools/install-deps
 
-# demo and check build the module for the kernel that tools/vm-run boots
-VM_KDIR = $$(tools/vm-run --print-kernel | cut -d' ' -f1 | sed 's|.*|/lib/modules/&/build|')
+# demo builds the module for the kernel that tools/vm-run boots by default
+VM_KVER = $$(tools/vm-run --print-kernel | cut -d' ' -f1)
 
 demo: deps
-	$(MAKE) all KDIR="$(VM_KDIR)"
+	$(MAKE) all KDIR= KVER="$(VM_KVER)"
 	tools/demo
 
 check: deps
 	tests/check
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f *.ko *.mod *.mod.c *.mod.o *.o .*.cmd Module.symvers modules.order kernel/*.o kernel/.*.cmd kernel/*.mod* kernel/*.dwo
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tools/load clean
 	-$(MAKE) -C tools/perf clean
@@ -96,4 +110,4 @@ clean:
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean
 	-$(MAKE) -C tests/limits clean
-	rm -rf build/check build/debug
+	rm -rf build/check build/debug build/kernels

@@ -30,14 +30,17 @@ static int sib_cq_check_udata(struct ib_udata *udata)
  * @ibcq: core-allocated CQ
  * @attr: cqe count, comp_vector, flags (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION:
  *	  every CQE carries its completion time, see SIB_HCA_CORE_CLOCK_KHZ)
- * @udata: user data or NULL; answers struct sib_create_cq_resp
+ * @uarg: the udata (6.1) or the uverbs attribute bundle (6.11 on), see
+ *	  compat.h; NULL for a kernel CQ; its udata answers struct
+ *	  sib_create_cq_resp
  *
  * Context: process. Return: 0, -EINVAL (size, vector), -EOPNOTSUPP
  * (flags), -ENOMEM.
  */
 int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
+		  sib_cq_uarg_t *uarg)
 {
+	struct ib_udata *udata = sib_cq_uarg_udata(uarg);
 	struct sib_dev *dev = to_sib_dev(ibcq->device);
 	struct sib_cq *cq = to_sib_cq(ibcq);
 	struct sib_create_cq_resp resp = {};

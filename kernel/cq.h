@@ -2,10 +2,11 @@
 #ifndef SIB_CQ_H
 #define SIB_CQ_H
 
+#include "compat.h"
 #include "softib.h"
 
 int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
+		  sib_cq_uarg_t *uarg);
 int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int sib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

@@ -95,7 +95,7 @@ static long sib_dbf_ioctl(struct file *file, unsigned int cmd,
 static const struct file_operations sib_dbf_fops = {
 	.unlocked_ioctl = sib_dbf_ioctl, .compat_ioctl = sib_dbf_ioctl,
 	.open = sib_dbf_open, .release = sib_dbf_release,
-	.llseek = no_llseek, .owner = THIS_MODULE,
+	.owner = THIS_MODULE,	/* no .llseek: nonseekable_open() */
 };
 
 /* any user may open it: an unbound file does nothing */

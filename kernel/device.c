@@ -16,6 +16,16 @@
  * EINVAL). The device is still bound to the VLAN device for everything
  * else (ib_device_set_netdev(): the lookup by netdev on receive and on
  * netdev events), so it coexists with a device on the real netdev.
+ *
+ * The netdev reference: dev->ndev is a counted, tracked reference
+ * (netdev_hold() when the device is made, netdev_put() in
+ * dealloc_driver), beside the one the core keeps for
+ * ib_device_set_netdev(). NETDEV_UNREGISTER queues the device's
+ * unregistration (main.c), and the netdev's unregistration waits for
+ * both references, so dev->ndev never outlives its netdev. (rdma_rxe
+ * kept a bare pointer; 6.13 replaced it with ib_device_get_netdev(),
+ * which takes a reference per use; 6.1 does not export that helper, and
+ * softib's transmit path would then take and drop one per packet.)
  */
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>

@@ -14,7 +14,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include <linux/crc32.h>
 
 #include "softib.h"

@@ -15,7 +15,7 @@
 #include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/skbuff.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 
 #include "mr.h"
 

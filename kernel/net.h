@@ -2,7 +2,7 @@
 #ifndef SIB_NET_H
 #define SIB_NET_H
 
-#include <asm/unaligned.h>
+#include "compat.h"
 
 #include "softib.h"
 

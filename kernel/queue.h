@@ -2,7 +2,7 @@
 #ifndef SIB_QUEUE_H
 #define SIB_QUEUE_H
 
-#include <asm/unaligned.h>
+#include "compat.h"
 #include <rdma/uverbs_ioctl.h>
 
 #include "softib.h"

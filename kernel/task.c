@@ -30,6 +30,8 @@
  * one round instead of paying a round (locks, ring checks, a possible
  * ACK) per packet.
  */
+#include <linux/sched/clock.h>
+
 #include "task.h"
 #include "softib.h"
 #include "hdr.h"

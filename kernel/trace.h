@@ -11,6 +11,7 @@
 #define SIB_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "compat.h"
 
 TRACE_EVENT(sib_qp_state,
 	TP_PROTO(u32 qpn, int old, int new),
@@ -67,7 +68,7 @@ TRACE_EVENT(sib_retransmit,
 	TP_fast_assign(
 		__entry->qpn = qpn;
 		__entry->psn = psn;
-		__assign_str(why, why);
+		SIB_TRACE_ASSIGN_STR(why, why);
 	),
 	TP_printk("qp %u: resend from psn 0x%06x (%s)", __entry->qpn,
 		  __entry->psn, __get_str(why))

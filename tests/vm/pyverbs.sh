@@ -6,7 +6,8 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX]
-                           [--batch-timeout SEC] [--hugepages N] [--select FILE] [MODULE...]
+                           [--batch-timeout SEC] [--hugepages N] [--select FILE]
+                           [--exclude REGEX] [MODULE...]
 
 Copies the suite to a temporary directory, gunzips it and runs
   /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
@@ -16,6 +17,8 @@ DIR/M.rc (124/137: timeout).  tests/pyverbs-report turns DIR into per-test resul
 Modules matching --batch (default: the vendor-only ones, '^test_(mlx5|efa)', which skip on
 other devices) run together in one process, logged as DIR/vendor_batch.log, to save the
 interpreter start-ups, with their own timeout (--batch-timeout, default: --timeout).
+--exclude REGEX leaves out the modules it matches (e.g. '^test_(mlx5|efa)': the vendor
+modules skip on every device but their vendor's, whatever the kernel).
 --select FILE runs only the tests listed in FILE (unittest ids such as
 tests.test_qp.QPTest.test_query_rc_qp, one per line, '#' comments), all in one process
 logged as DIR/<FILE's name>.log.
@@ -25,7 +28,7 @@ when fewer than N could be reserved, and says so when the kernel has no huge pag
 (the debug kernel: CONFIG_HUGETLBFS is off, see tests/kconfig-compare).
 USAGE
 }
-DEV=sib0 OUT=build/check/pyverbs TMO=600 BTMO="" mods=() BATCH="^test_(mlx5|efa)" HUGE=64 SELECT=""
+DEV=sib0 OUT=build/check/pyverbs TMO=600 BTMO="" mods=() BATCH="^test_(mlx5|efa)" HUGE=64 SELECT="" EXCL=""
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -35,6 +38,7 @@ while (($#)); do
 	--batch) BATCH=${2:?}; shift 2 ;;
 	--batch-timeout) BTMO=${2:?}; shift 2 ;;
 	--select) SELECT=$(realpath "${2:?}"); shift 2 ;;
+	--exclude) EXCL=${2:?}; shift 2 ;;
 	--hugepages) HUGE=${2:?}; shift 2 ;;
 	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
 	*) mods+=("${1%.py}"); shift ;;
@@ -75,6 +79,7 @@ fi
 echo "pyverbs.sh: ${#mods[@]} modules on $DEV, logs in $OUT"
 runs=() batch=()
 for m in "${mods[@]}"; do
+	if [[ -n $EXCL && $m =~ $EXCL ]]; then echo "  $m: left out (--exclude)"; continue; fi
 	if [[ -n $BATCH && $m =~ $BATCH ]]; then batch+=("tests.$m"); else runs+=("$m"); fi
 done
 ((${#batch[@]})) && runs+=(vendor_batch)
