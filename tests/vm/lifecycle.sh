@@ -329,12 +329,17 @@ reload() {
 	insmod "$KO" "$@" || { why+=" insmod $* failed;"; return 1; }
 	rdma link add sib0 type softib netdev $NIC || { why+=" rdma link add sib0 failed;"; return 1; }
 }
+# softib must not stay loaded with the small limits, whatever happens: the stages after this
+# one may run in the same guest (tests/vm/group.sh loads softib only when it is not loaded)
+lim_small=0
+defaults_again() { ((lim_small == 0)) || { reload; lim_small=0; }; }
+trap 'defaults_again; exit 143' TERM INT
 if [[ -z $ONLY || $ONLY == limits* ]]; then
 	echo "== limits_*: softib reloaded with $LIM_PARAMS"
 	lim_ok=1 t0=$SECONDS
 	why="" detail=""
 	[[ -x $LIMITS ]] || why+=" no $LIMITS (make limits);"
-	[[ -z $why ]] && reload $LIM_PARAMS || lim_ok=0
+	[[ -z $why ]] && lim_small=1 && reload $LIM_PARAMS || lim_ok=0
 	if ((lim_ok)); then
 		devinfo sib0
 		for pv in $LIM_PARAMS; do
@@ -410,6 +415,7 @@ if [[ -z $ONLY || $ONLY == limits* ]]; then
 	# bad values fail the load with a line naming each; then the defaults again
 	why="" detail="" t0=$SECONDS
 	rdma link delete sib0 2>/dev/null; rmmod softib 2>/dev/null
+	if [[ -d /sys/module/softib ]]; then why+=" rmmod softib failed;"; else lim_small=0; fi
 	for bad in "max_qp=0" "max_qp_wr=1000 max_cqe=1024 max_mr=8388608"; do
 		# shellcheck disable=SC2086
 		if insmod "$KO" $bad 2>"$OUT/lim.i"; then
@@ -432,6 +438,7 @@ if [[ -z $ONLY || $ONLY == limits* ]]; then
 fi
 
 # tools/vm-run expects softib with sib0 at the end (it unloads it itself)
+defaults_again
 [[ -d /sys/module/softib ]] || insmod "$KO"
 [[ -e /sys/class/infiniband/sib0 ]] || rdma link add sib0 type softib netdev $NIC
 rm -rf "$OUT"
