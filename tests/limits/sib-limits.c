@@ -6,8 +6,9 @@
  *   sib-limits -d DEV -q QP_WR,CQE,SRQ_WR
  *	queue sizes: a QP whose send queue, and one whose receive queue,
  *	has QP_WR WRs is created with exactly that many; QP_WR + 1 fails
- *	with EINVAL; likewise a CQ of CQE entries (CQE + 1: EINVAL) and an
- *	SRQ of SRQ_WR WRs (SRQ_WR + 1: EINVAL)
+ *	with EINVAL; likewise a CQ of CQE entries (CQE + 1: EINVAL; resized to
+ *	CQE + 1: EINVAL, to CQE: CQE) and an SRQ of SRQ_WR WRs (SRQ_WR + 1:
+ *	EINVAL)
  *
  *   sib-limits -d DEV -g GID_INDEX KIND=FREE...
  *	object limits, KIND one of qp cq mr srq pd ah mw, FREE how many of
@@ -215,6 +216,7 @@ static void run_queues(uint32_t qp_wr, uint32_t cqe, uint32_t srq_wr)
 	struct ibv_cq *c;
 	struct ibv_srq *srq;
 	uint32_t got = 0;
+	int e;
 
 	qp = qp_create(qp_wr, 1, &cap);
 	check(qp && cap.max_send_wr == qp_wr,
@@ -246,6 +248,19 @@ static void run_queues(uint32_t qp_wr, uint32_t cqe, uint32_t srq_wr)
 	      errname(c ? 0 : errno), c ? c->cqe : 0);
 	if (c)
 		ibv_destroy_cq(c);
+	/* resize_cq checks the same limit */
+	c = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	if (c) {
+		e = ibv_resize_cq(c, cqe + 1);
+		check(e == EINVAL, "cq: resize to %u fails with %s (want EINVAL)",
+		      cqe + 1, errname(e));
+		e = ibv_resize_cq(c, cqe);
+		check(!e && (uint32_t)c->cqe == cqe, "cq: resize to %u: %s, got %d",
+		      cqe, errname(e), c->cqe);
+		ibv_destroy_cq(c);
+	} else {
+		check(0, "cq: cqe 1: %s", errname(errno));
+	}
 	errno = 0;
 	c = ibv_create_cq(ctx, cqe + 1, NULL, NULL, 0);
 	check(!c && errno == EINVAL, "cq: cqe %u fails with %s (want EINVAL)",
