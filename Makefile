@@ -10,9 +10,9 @@ SIB_KDIR = $(word 1,$(PICKED))
 SIB_KVER = $(word 2,$(PICKED))
 DESTDIR ?=
 
-.PHONY: all module kernels module-debug provider load perf pkey wire loop doorbell field install deps demo check check-vm clean help
+.PHONY: all module kernels module-debug provider load perf pkey wire loop doorbell field limits install deps demo check check-vm clean help
 
-all: module provider load perf pkey wire loop doorbell field
+all: module provider load perf pkey wire loop doorbell field limits
 
 help:
 	@echo "make [all]      build softib.ko, softib_db.ko (KVER=<release> or KDIR=<tree>) and provider/libsoftib-rdmav34.so"
@@ -26,6 +26,7 @@ help:
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
+	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
 	@echo "make deps       install missing Debian packages (as root)"
@@ -74,6 +75,8 @@ doorbell:
 	$(MAKE) -C tests/doorbell
 field:
 	$(MAKE) -C tests/field
+limits:
+	$(MAKE) -C tests/limits
 
 install: all
 	@test -n "$(SIB_KVER)" || { tools/pick-kernel $(PICK_ARGS) >/dev/null; exit 1; }
@@ -106,4 +109,5 @@ clean:
 	-$(MAKE) -C tests/loop clean
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean
+	-$(MAKE) -C tests/limits clean
 	rm -rf build/check build/debug build/kernels

@@ -115,10 +115,9 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = sib_av_from_attr(dev, init->ah_attr, &ah->av);
 	if (err)
 		return err;
-	if (atomic_inc_return(&dev->num_ah) > SIB_MAX_AH) {
-		err = -ENOMEM;
-		goto err_cnt;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_AH);
+	if (err)
+		return err;
 	ah->ah_num = 0;
 	if (!udata)
 		return 0;
@@ -134,7 +133,7 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 err_xa:
 	xa_erase(&dev->ah_xa, ah->ah_num);
 err_cnt:
-	atomic_dec(&dev->num_ah);
+	sib_obj_release(dev, SIB_OBJ_AH);
 	return err;
 }
 
@@ -152,7 +151,7 @@ int sib_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 	if (ah->ah_num)
 		xa_erase(&dev->ah_xa, ah->ah_num);
-	atomic_dec(&dev->num_ah);
+	sib_obj_release(dev, SIB_OBJ_AH);
 	return 0;
 }
 

@@ -60,7 +60,14 @@
 	X(SQ_DOORBELLS_IOCTL,	"sq_doorbells_ioctl")	\
 	X(SQ_DOORBELLS_FILE,	"sq_doorbells_file")	\
 	X(SQ_LINGER_HITS,	"sq_linger_hits")	\
-	X(SQ_LINGER_MISSES,	"sq_linger_misses")
+	X(SQ_LINGER_MISSES,	"sq_linger_misses")	\
+	X(QP_LIMIT,		"qp_limit_exceeded")	\
+	X(CQ_LIMIT,		"cq_limit_exceeded")	\
+	X(MR_LIMIT,		"mr_limit_exceeded")	\
+	X(SRQ_LIMIT,		"srq_limit_exceeded")	\
+	X(PD_LIMIT,		"pd_limit_exceeded")	\
+	X(AH_LIMIT,		"ah_limit_exceeded")	\
+	X(MW_LIMIT,		"mw_limit_exceeded")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

@@ -49,16 +49,15 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe > SIB_MAX_CQE ||
+	if (attr->cqe < 1 || attr->cqe > dev->lim.max_cqe ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
 	err = sib_cq_check_udata(udata);
 	if (err)
 		return err;
-	if (atomic_inc_return(&dev->num_cq) > SIB_MAX_CQ) {
-		err = -ENOMEM;
-		goto err_cnt;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_CQ);
+	if (err)
+		return err;
 	cq->dev = dev;
 	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
@@ -90,7 +89,7 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_ring:
 	sib_ring_free(&cq->ring);
 err_cnt:
-	atomic_dec(&dev->num_cq);
+	sib_obj_release(dev, SIB_OBJ_CQ);
 	return err;
 }
 
@@ -107,7 +106,7 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	sib_ring_free(&cq->ring);
 	kvfree(cq->kqp);
-	atomic_dec(&cq->dev->num_cq);
+	sib_obj_release(cq->dev, SIB_OBJ_CQ);
 	return 0;
 }
 
@@ -298,7 +297,7 @@ int sib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u32 num, used, cons, i;
 	int err;
 
-	if (cqe < 1 || cqe > SIB_MAX_CQE)
+	if (cqe < 1 || cqe > cq->dev->lim.max_cqe)
 		return -EINVAL;
 	err = sib_cq_check_udata(udata);
 	if (err)

@@ -93,9 +93,12 @@ void sib_dev_port_event(struct sib_dev *dev)
 	ib_dispatch_event(&ev);
 }
 
+/* the limits are the device's copy of the module parameters (limits.c) */
 static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 			    struct ib_udata *udata)
 {
+	const struct sib_limits *lim = &to_sib_dev(ibdev)->lim;
+
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));
@@ -106,8 +109,8 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->vendor_id = SIB_VENDOR_ID;
 	a->vendor_part_id = SIB_VENDOR_PART_ID;
 	a->hw_ver = SIB_HW_VER;
-	a->max_qp = SIB_MAX_QP;
-	a->max_qp_wr = SIB_MAX_QP_WR;
+	a->max_qp = lim->max_obj[SIB_OBJ_QP];
+	a->max_qp_wr = lim->max_qp_wr;
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
@@ -115,24 +118,25 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_XRC;
-	a->max_mw = SIB_MAX_MW;
+	a->max_mw = lim->max_obj[SIB_OBJ_MW];
 	a->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SIB_MAX_SGE;
 	a->max_recv_sge = SIB_MAX_SGE;
 	a->max_sge_rd = SIB_MAX_SGE_RD;
-	a->max_cq = SIB_MAX_CQ;
-	a->max_cqe = SIB_MAX_CQE;
-	a->max_mr = SIB_MAX_MR;
-	a->max_pd = SIB_MAX_PD;
+	a->max_cq = lim->max_obj[SIB_OBJ_CQ];
+	a->max_cqe = lim->max_cqe;
+	a->max_mr = lim->max_obj[SIB_OBJ_MR];
+	a->max_pd = lim->max_obj[SIB_OBJ_PD];
 	a->max_qp_rd_atom = SIB_MAX_QP_RD_ATOM;
 	a->max_qp_init_rd_atom = SIB_MAX_QP_RD_ATOM;
-	a->max_res_rd_atom = SIB_MAX_RES_RD_ATOM;
+	/* no overflow: static_assert in limits.c */
+	a->max_res_rd_atom = SIB_MAX_QP_RD_ATOM * lim->max_obj[SIB_OBJ_QP];
 	a->atomic_cap = IB_ATOMIC_HCA;
-	a->max_ah = SIB_MAX_AH;
+	a->max_ah = lim->max_obj[SIB_OBJ_AH];
 	a->max_pkeys = SIB_MAX_PKEYS;
-	a->max_srq = SIB_MAX_SRQ;
-	a->max_srq_wr = SIB_MAX_SRQ_WR;
+	a->max_srq = lim->max_obj[SIB_OBJ_SRQ];
+	a->max_srq_wr = lim->max_srq_wr;
 	a->max_srq_sge = SIB_MAX_SRQ_SGE;
 	a->local_ca_ack_delay = SIB_LOCAL_CA_ACK_DELAY;
 	a->hca_core_clock = SIB_HCA_CORE_CLOCK_KHZ;
@@ -374,6 +378,8 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
 
+	/* before ib_register_device(), which reads query_device */
+	sib_limits_get(&dev->lim);
 	spin_lock_init(&dev->port_lock);
 	sib_mcast_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);

@@ -74,6 +74,9 @@ static int __init sib_init(void)
 {
 	int err;
 
+	err = sib_limits_check();
+	if (err)
+		return err;
 	sib_icrc_init();
 	sib_copy_init();
 	sib_wq = alloc_workqueue("softib", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);

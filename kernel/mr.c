@@ -168,10 +168,9 @@ static int sib_mr_insert(struct sib_dev *dev, struct sib_mr *mr)
 	u32 idx;
 	int err;
 
-	if (atomic_inc_return(&dev->num_mr) > SIB_MAX_MR) {
-		atomic_dec(&dev->num_mr);
-		return -ENOMEM;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_MR);
+	if (err)
+		return err;
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	mr->ibmr.lkey = (u8)(dev->next_key++);
@@ -182,7 +181,7 @@ static int sib_mr_insert(struct sib_dev *dev, struct sib_mr *mr)
 			      XA_LIMIT(1, (SIB_MW_KEY_BIT >> 8) - 1),
 			      &dev->next_mr, GFP_KERNEL);
 	if (err < 0) {
-		atomic_dec(&dev->num_mr);
+		sib_obj_release(dev, SIB_OBJ_MR);
 		return err;
 	}
 	xa_lock(&dev->mr_xa);
@@ -208,7 +207,7 @@ static int sib_mr_remove(struct sib_dev *dev, struct sib_mr *mr)
 	xa_unlock(&dev->mr_xa);
 	sib_mr_put(mr);
 	wait_for_completion(&mr->released);
-	atomic_dec(&dev->num_mr);
+	sib_obj_release(dev, SIB_OBJ_MR);
 	return 0;
 }
 

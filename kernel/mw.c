@@ -135,10 +135,9 @@ int sib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return -EINVAL;
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EOPNOTSUPP;
-	if (atomic_inc_return(&dev->num_mw) > SIB_MAX_MW) {
-		atomic_dec(&dev->num_mw);
-		return -ENOMEM;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_MW);
+	if (err)
+		return err;
 	mw->dev = dev;
 	spin_lock_init(&mw->lock);
 	refcount_set(&mw->ref, 1);
@@ -149,7 +148,7 @@ int sib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 			      XA_LIMIT(SIB_MW_KEY_BIT >> 8, 0x00ffffff),
 			      &dev->next_mw, GFP_KERNEL);
 	if (err < 0) {
-		atomic_dec(&dev->num_mw);
+		sib_obj_release(dev, SIB_OBJ_MW);
 		return err;
 	}
 	spin_lock(&mw->lock);
@@ -178,7 +177,7 @@ int sib_dealloc_mw(struct ib_mw *ibmw)
 		sib_mr_bind_put(mw->mr);
 	mw->mr = NULL;
 	mw->valid = false;
-	atomic_dec(&dev->num_mw);
+	sib_obj_release(dev, SIB_OBJ_MW);
 	return 0;
 }
 

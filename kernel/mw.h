@@ -32,8 +32,6 @@ struct sib_mw {
 	struct completion released;
 };
 
-#define SIB_MAX_MW		0x10000
-
 /* remote access rights a window can grant */
 #define SIB_MW_ACCESS (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 		       IB_ACCESS_REMOTE_ATOMIC)

@@ -128,10 +128,10 @@ static void sib_mw_test_key_split(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, mr_max & SIB_MW_KEY_BIT);
 	KUNIT_EXPECT_TRUE(test, ((SIB_MW_KEY_BIT >> 8) << 8) & SIB_MW_KEY_BIT);
-	/* enough room for every MR and every window the device offers */
-	KUNIT_EXPECT_GE(test, (SIB_MW_KEY_BIT >> 8) - 1, (u32)SIB_MAX_MR);
+	/* room for every MR and window the largest limits allow (limits.c) */
+	KUNIT_EXPECT_GE(test, (SIB_MW_KEY_BIT >> 8) - 1, (u32)SIB_LIM_MR);
 	KUNIT_EXPECT_GE(test, 0x00ffffffU - (SIB_MW_KEY_BIT >> 8) + 1,
-			(u32)SIB_MAX_MW);
+			(u32)SIB_LIM_MW);
 }
 
 static struct kunit_case sib_mw_test_cases[] = {

@@ -2,7 +2,10 @@
 /*
  * softib: every limit and capability of the device in one place.
  * query_device/query_port report exactly these values and the verbs
- * enforce them.
+ * enforce them. The per-device object limits and queue sizes marked
+ * "parameter" are defaults: module parameters of the same name in lower
+ * case (limits.c) change them within the SIB_LIM_* ranges below, and
+ * each device keeps the values it was created with (struct sib_limits).
  */
 #ifndef SIB_PARAMS_H
 #define SIB_PARAMS_H
@@ -15,25 +18,27 @@
 #define SIB_HW_VER		1
 #define SIB_FW_VER		0x0001000000000000ULL	/* 1.0.0 */
 
-#define SIB_MAX_QP		0x10000
-#define SIB_MAX_QP_WR		0x4000		/* 16k WRs per queue */
+/* decimal: modinfo shows the parameters' defaults as written here */
+#define SIB_MAX_QP		65536		/* parameter; QP1 included */
+#define SIB_MAX_QP_WR		16384		/* parameter; WRs per queue */
 #define SIB_MAX_SGE		32
 #define SIB_MAX_SGE_RD		32
 #define SIB_MAX_INLINE_DATA	512
-#define SIB_MAX_CQ		0x4000
-#define SIB_MAX_CQE		0xffff		/* ring of 64k entries - 1 */
-#define SIB_MAX_MR		0x10000
+#define SIB_MAX_CQ		16384		/* parameter */
+#define SIB_MAX_CQE		65535		/* parameter; ring of 64k entries - 1 */
+#define SIB_MAX_MR		65536		/* parameter */
 #define SIB_MAX_MR_SIZE		(1ULL << 40)
-#define SIB_MAX_PD		0x10000
-#define SIB_MAX_AH		0x10000
-#define SIB_MAX_SRQ		0x4000
-#define SIB_MAX_SRQ_WR		0x4000
+#define SIB_MAX_PD		65536		/* parameter */
+#define SIB_MAX_AH		65536		/* parameter */
+#define SIB_MAX_SRQ		16384		/* parameter */
+#define SIB_MAX_SRQ_WR		16384		/* parameter */
+#define SIB_MAX_MW		65536		/* parameter */
 #define SIB_MAX_SRQ_SGE		SIB_MAX_SGE
 #define SIB_MAX_XRCD		0x1000
 #define SIB_MIN_SRQN		1
 #define SIB_MAX_SRQN		0x00ffffff
 #define SIB_MAX_QP_RD_ATOM	128
-#define SIB_MAX_RES_RD_ATOM	(SIB_MAX_QP_RD_ATOM * SIB_MAX_QP)
+/* max_res_rd_atom: SIB_MAX_QP_RD_ATOM for each of the device's max_qp */
 #define SIB_MAX_MSG_SIZE	0x80000000U	/* 2 GiB */
 #define SIB_PAGE_SIZE_CAP	0xfffff000U
 #define SIB_LOCAL_CA_ACK_DELAY	15
@@ -59,6 +64,32 @@
 #define SIB_QKEY_PRIV		0x80000000U	/* privileged Q_Key bit */
 #define SIB_MIN_QPN		16
 #define SIB_MAX_QPN		0x00ffffff
+
+/*
+ * The ranges of the limit parameters (limits.c checks them at load).
+ * Objects: at least 1 of each (the MAD agent of the RDMA core takes a QP,
+ * a CQ, a PD and an MR on every device); at most what the number spaces
+ * allow (QP and SRQ numbers, the MR and MW halves of the key index,
+ * mr.h), 24 bits for the kinds without numbers.
+ * Queue sizes: powers of two (max_cqe one less, a CQ ring holding
+ * max_cqe + 1 entries), as the rings are, so that no queue gets more
+ * entries than the device reports. max_qp_wr and max_cqe are at least
+ * what the MAD agent's QP1 (512 receive WRs) and its CQ (640 CQEs) need;
+ * the upper bounds keep one queue below about 100 MiB even with the most
+ * SGEs.
+ */
+#define SIB_LIM_QP		16777201	/* QPNs SIB_MIN_QPN..SIB_MAX_QPN, QP1 */
+#define SIB_LIM_CQ		16777215
+#define SIB_LIM_MR		8388607		/* MR key indices 1..0x7fffff */
+#define SIB_LIM_MW		8388608		/* MW key indices 0x800000..0xffffff */
+#define SIB_LIM_PD		16777215
+#define SIB_LIM_AH		16777215
+#define SIB_LIM_SRQ		16777215	/* SRQNs SIB_MIN_SRQN..SIB_MAX_SRQN */
+#define SIB_LIM_QP_WR_MIN	512
+#define SIB_LIM_QP_WR		65536
+#define SIB_LIM_CQE_MIN		1023
+#define SIB_LIM_CQE		1048575		/* ring of 1M entries - 1 */
+#define SIB_LIM_SRQ_WR		65536
 
 /* engine tuning */
 #define SIB_MAX_INFLIGHT_PKTS	512	/* unacked request packets per RC QP */

@@ -11,13 +11,7 @@
  */
 int sib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct sib_dev *dev = to_sib_dev(ibpd->device);
-
-	if (atomic_inc_return(&dev->num_pd) > SIB_MAX_PD) {
-		atomic_dec(&dev->num_pd);
-		return -ENOMEM;
-	}
-	return 0;
+	return sib_obj_take(to_sib_dev(ibpd->device), SIB_OBJ_PD);
 }
 
 /**
@@ -29,6 +23,6 @@ int sib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 int sib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&to_sib_dev(ibpd->device)->num_pd);
+	sib_obj_release(to_sib_dev(ibpd->device), SIB_OBJ_PD);
 	return 0;
 }

@@ -191,7 +191,7 @@ static bool sib_qp_has_rq(const struct ib_qp_init_attr *init)
 	       init->qp_type != IB_QPT_XRC_TGT;
 }
 
-static int sib_qp_check_cap(struct ib_qp_init_attr *init)
+static int sib_qp_check_cap(struct sib_dev *dev, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
@@ -203,8 +203,8 @@ static int sib_qp_check_cap(struct ib_qp_init_attr *init)
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
-	if (cap->max_send_wr > SIB_MAX_QP_WR ||
-	    cap->max_recv_wr > SIB_MAX_QP_WR ||
+	if (cap->max_send_wr > dev->lim.max_qp_wr ||
+	    cap->max_recv_wr > dev->lim.max_qp_wr ||
 	    cap->max_send_sge > SIB_MAX_SGE ||
 	    cap->max_recv_sge > SIB_MAX_SGE ||
 	    cap->max_inline_data > SIB_MAX_INLINE_DATA)
@@ -333,16 +333,15 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		   (!init->recv_cq && init->qp_type != IB_QPT_XRC_INI)) {
 		return -EINVAL;
 	}
-	err = sib_qp_check_cap(init);
+	err = sib_qp_check_cap(dev, init);
 	if (err)
 		return err;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	if (atomic_inc_return(&dev->num_qp) > SIB_MAX_QP) {
-		err = -ENOMEM;
-		goto err_cnt;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_QP);
+	if (err)
+		return err;
 	qp->dev = dev;
 	qp->is_user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -395,7 +394,7 @@ err_queues:
 	sib_qp_free_queues(qp);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 err_cnt:
-	atomic_dec(&dev->num_qp);
+	sib_obj_release(dev, SIB_OBJ_QP);
 	return err;
 }
 
@@ -675,7 +674,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
-	atomic_dec(&dev->num_qp);
+	sib_obj_release(dev, SIB_OBJ_QP);
 	return 0;
 }
 

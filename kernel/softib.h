@@ -29,6 +29,7 @@
 
 #include "params.h"
 #include "counters.h"
+#include "limits.h"
 #include "pkey.h"
 
 #define sib_dbg(dev, fmt, ...) \
@@ -65,7 +66,6 @@ struct sib_dev {
 	unsigned long mr_gen;		/* + 1 per MR removed (mr.c) */
 	struct xarray mw_xa;		/* key index -> sib_mw (mw.h) */
 	u32 next_mw;
-	atomic_t num_mw;
 	u8 next_key;
 	struct xarray ah_xa;		/* ah_num -> sib_ah (user AHs) */
 	struct mutex mcg_mutex;		/* mcast.c: attach/detach; then mcg_lock */
@@ -75,8 +75,9 @@ struct sib_dev {
 	struct xarray srq_xa;		/* srq_num -> sib_srq, lock BH */
 	u32 next_srqn;
 	struct sib_counters __percpu *counters;	/* counters.c */
-	atomic_t num_qp, num_cq, num_mr, num_pd, num_ah;
-	atomic_t num_srq, num_xrcd;
+	struct sib_limits lim;		/* limits.c: fixed at creation */
+	atomic_t live[SIB_NUM_OBJ];	/* objects of each kind, <= lim.max_obj */
+	atomic_t num_xrcd;
 };
 
 /**

@@ -16,9 +16,9 @@
 #include "srq.h"
 #include "queue.h"
 
-static int sib_srq_check_attr(struct ib_srq_attr *a)
+static int sib_srq_check_attr(struct sib_dev *dev, struct ib_srq_attr *a)
 {
-	if (a->max_wr > SIB_MAX_SRQ_WR || a->max_sge > SIB_MAX_SRQ_SGE)
+	if (a->max_wr > dev->lim.max_srq_wr || a->max_sge > SIB_MAX_SRQ_SGE)
 		return -EINVAL;
 	if (a->srq_limit > a->max_wr)
 		return -EINVAL;
@@ -85,16 +85,15 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (init->srq_type == IB_SRQT_XRC &&
 	    (!init->ext.xrc.xrcd || !init->ext.cq))
 		return -EINVAL;
-	err = sib_srq_check_attr(&init->attr);
+	err = sib_srq_check_attr(dev, &init->attr);
 	if (err)
 		return err;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	if (atomic_inc_return(&dev->num_srq) > SIB_MAX_SRQ) {
-		err = -ENOMEM;
-		goto err_cnt;
-	}
+	err = sib_obj_take(dev, SIB_OBJ_SRQ);
+	if (err)
+		return err;
 	sib_srq_init(srq, dev, udata);
 	err = xa_alloc_cyclic_bh(&dev->srq_xa, &srqn, NULL,
 				 XA_LIMIT(SIB_MIN_SRQN, SIB_MAX_SRQN),
@@ -120,7 +119,7 @@ err_ring:
 	sib_ring_free(&srq->ring);
 	xa_erase_bh(&dev->srq_xa, srqn);
 err_cnt:
-	atomic_dec(&dev->num_srq);
+	sib_obj_release(dev, SIB_OBJ_SRQ);
 	return err;
 }
 
@@ -191,7 +190,7 @@ int sib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	sib_srq_put(srq);
 	wait_for_completion(&srq->released);
 	sib_ring_free(&srq->ring);
-	atomic_dec(&dev->num_srq);
+	sib_obj_release(dev, SIB_OBJ_SRQ);
 	return 0;
 }
 

@@ -16,6 +16,16 @@ Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to 
   netdev_delete  ibv_rc_pingpong on a device over a veth; ip link delete of that veth
   rmmod_idle     traffic killed, then rmmod softib with two devices; insmod again
   rmmod_live     sib-load and ibv_rc_pingpong running on two devices; rmmod softib
+  limits_devinfo softib reloaded with small limits (module parameters): ibv_devinfo -v shows
+                 them and max_res_rd_atom derived from max_qp; modinfo gives each a range
+  limits_queue_size  queues of max_qp_wr, max_cqe, max_srq_wr entries created, one more
+                 EINVAL, no *_limit_exceeded counted (tests/limits/sib-limits -q)
+  limits_create  QPs, CQs, MRs, SRQs, PDs, AHs, MWs created up to each limit, the next
+                 ENOMEM, one destroyed lets one more be created; <kind>_limit_exceeded
+                 rises by the ENOMEM refusals exactly
+  limits_bad_value  insmod with a value out of range or not of the right shape fails and
+                 the kernel log names each; then reloaded with the defaults
+  (--only limits runs the four)
 Each removal must return within --bound seconds (default 60), the traffic processes must
 exit with an error status within the bound (not hang, not be killed), the device must be
 gone, and afterwards a new device on the same netdev must carry ibv_rc_pingpong.
@@ -291,7 +301,144 @@ if want rmmod_live; then
 	finish rmmod_live
 fi
 
+# ---------------------------------------------------------------- module parameter limits
+LIM_PARAMS="max_qp=8 max_cq=8 max_mr=8 max_srq=4 max_pd=8 max_ah=8 max_mw=8 max_qp_wr=512 max_cqe=1023 max_srq_wr=64"
+LIM_KINDS="qp cq mr srq pd ah mw"
+LIMITS=$HERE/../limits/sib-limits
+# processes are slow in a TCG guest: each tool runs once and bash reads its output
+declare -A dv mi c0 c1
+# devinfo DEV: ibv_devinfo -v of DEV into dv[field]
+devinfo() {
+	local k v
+	dv=()
+	while read -r k v _; do [[ $k == *: ]] && dv[${k%:}]=$v; done < <(ibv_devinfo -v -d "$1" 2>/dev/null)
+}
+# counters DEV ARRAY: every counter of DEV as `rdma statistic` shows it into ARRAY[name]
+counters() {
+	local -n _c=$2
+	local w i
+	_c=()
+	read -ra w < <(rdma statistic show link "$1/1" 2>/dev/null)
+	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do _c[${w[i]}]=${w[i + 1]}; done
+}
+# res_count DEV KIND: live objects of KIND on DEV that the RDMA core tracks (rdma resource)
+res_count() { rdma res show 2>/dev/null | awk -v d="$1:" -v k="$2" '$2 == d { for (i = 3; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# reload [PARAM=VALUE...]: softib loaded again with these parameters, sib0 on eth0
+reload() {
+	rdma link delete sib0 2>/dev/null; rmmod softib 2>/dev/null
+	insmod "$KO" "$@" || { why+=" insmod $* failed;"; return 1; }
+	rdma link add sib0 type softib netdev $NIC || { why+=" rdma link add sib0 failed;"; return 1; }
+}
+# softib must not stay loaded with the small limits, whatever happens: the stages after this
+# one may run in the same guest (tests/vm/group.sh loads softib only when it is not loaded)
+lim_small=0
+defaults_again() { ((lim_small == 0)) || { reload; lim_small=0; }; }
+trap 'defaults_again; exit 143' TERM INT
+if [[ -z $ONLY || $ONLY == limits* ]]; then
+	echo "== limits_*: softib reloaded with $LIM_PARAMS"
+	lim_ok=1 t0=$SECONDS
+	why="" detail=""
+	[[ -x $LIMITS ]] || why+=" no $LIMITS (make limits);"
+	[[ -z $why ]] && lim_small=1 && reload $LIM_PARAMS || lim_ok=0
+	if ((lim_ok)); then
+		devinfo sib0
+		for pv in $LIM_PARAMS; do
+			v=${dv[${pv%%=*}]:-}
+			[[ $v == "${pv#*=}" ]] || why+=" ${pv%%=*} ${v:-missing}, want ${pv#*=};"
+		done
+		# derived: max_qp_rd_atom (128) for each QP
+		[[ ${dv[max_res_rd_atom]:-} == 1024 ]] || why+=" max_res_rd_atom ${dv[max_res_rd_atom]:-missing}, want 1024;"
+		while IFS=: read -r k v; do mi[$k]=$v; done < <(modinfo -p "$KO")
+		for pv in $LIM_PARAMS; do
+			[[ ${mi[${pv%%=*}]:-} =~ \(default\ [0-9]+,\ [0-9]+\.\.[0-9]+\) ]] ||
+				why+=" modinfo: no default and range for ${pv%%=*};"
+		done
+		detail+=" ibv_devinfo -v shows the 10 values and max_res_rd_atom 1024, modinfo their ranges;"
+	fi
+	detail+=" $((SECONDS - t0))s;"
+	finish limits_devinfo
+
+	# queue sizes at and past max_qp_wr, max_cqe, max_srq_wr: EINVAL, counted nowhere
+	why="" detail="" t0=$SECONDS
+	if ((lim_ok)); then
+		counters sib0 c0
+		rc=0; "$LIMITS" -d sib0 -q 512,1023,64 >"$OUT/lim.q" 2>&1 || rc=$?
+		cat "$OUT/lim.q"
+		counters sib0 c1
+		((rc == 0)) || why+=" sib-limits -q exit $rc: $(grep -m1 -v '^ok' "$OUT/lim.q");"
+		for k in $LIM_KINDS; do
+			[[ -n ${c1[${k}_limit_exceeded]:-} ]] || why+=" no counter ${k}_limit_exceeded;"
+			((c1[${k}_limit_exceeded] == c0[${k}_limit_exceeded])) ||
+				why+=" ${k}_limit_exceeded rose for EINVAL;"
+		done
+		detail+=" $(grep -c '^ok' "$OUT/lim.q") checks ok;"
+	else
+		why+=" not run (setup failed);"
+	fi
+	detail+=" $((SECONDS - t0))s;"
+	finish limits_queue_size
+
+	# objects up to each limit, ENOMEM past it, the counter rises by the refusals
+	why="" detail="" t0=$SECONDS
+	if ((lim_ok)) && wait_gid sib0 $NICADDR >/dev/null; then
+		# what the kernel holds: QP1, its CQ and PD (rdma resource); each kernel PD also
+		# holds an MR that rdma resource does not show (no local DMA lkey on softib)
+		kpd=$(rdma res show pd dev sib0 2>/dev/null | grep -c 'comm \[')
+		args=""
+		for pv in $LIM_PARAMS; do
+			k=${pv%%=*}; k=${k#max_}
+			[[ " $LIM_KINDS " == *" $k "* ]] || continue
+			used=$(res_count sib0 $k); used=${used:-0}
+			[[ $k == mr ]] && used=$((used + kpd))
+			args+=" $k=$((${pv#*=} - used))"
+		done
+		detail+=" free:$args;"
+		counters sib0 c0
+		# shellcheck disable=SC2086
+		rc=0; "$LIMITS" -d sib0 -g "$(gid sib0 $NICADDR)" $args >"$OUT/lim.c" 2>&1 || rc=$?
+		counters sib0 c1
+		cat "$OUT/lim.c"
+		((rc == 0)) || why+=" sib-limits exit $rc: $(grep -m1 '^FAIL' "$OUT/lim.c");"
+		for k in $LIM_KINDS; do
+			n=$(awk -v k=$k '$1 == "refused" && $2 == k { print $3 }' "$OUT/lim.c")
+			d=$((c1[${k}_limit_exceeded] - c0[${k}_limit_exceeded]))
+			[[ $n == 3 ]] || why+=" $k: ${n:-no} ENOMEM refusals, want 3;"
+			((d == ${n:-0})) || why+=" ${k}_limit_exceeded rose by $d, refusals ${n:-0};"
+		done
+		detail+=" each kind: up to the limit ok, 3 ENOMEM, counter +3;"
+	else
+		why+=" not run (setup failed or no GID);"
+	fi
+	detail+=" $((SECONDS - t0))s;"
+	finish limits_create
+
+	# bad values fail the load with a line naming each; then the defaults again
+	why="" detail="" t0=$SECONDS
+	rdma link delete sib0 2>/dev/null; rmmod softib 2>/dev/null
+	if [[ -d /sys/module/softib ]]; then why+=" rmmod softib failed;"; else lim_small=0; fi
+	for bad in "max_qp=0" "max_qp_wr=1000 max_cqe=1024 max_mr=8388608"; do
+		# shellcheck disable=SC2086
+		if insmod "$KO" $bad 2>"$OUT/lim.i"; then
+			why+=" insmod $bad succeeded;"; rmmod softib
+		else
+			detail+=" insmod $bad: $(tail -1 "$OUT/lim.i" | sed 's/.*: //');"
+		fi
+		[[ -d /sys/module/softib ]] && { why+=" softib loaded after insmod $bad;"; rmmod softib; }
+		dmesg >"$OUT/lim.k"
+		for pv in $bad; do
+			grep -q "softib: $pv is " "$OUT/lim.k" || why+=" no kernel log line for $pv;"
+		done
+	done
+	reload || true
+	devinfo sib0
+	[[ ${dv[max_qp]:-} == 65536 && ${dv[max_cqe]:-} == 65535 ]] ||
+		why+=" max_qp ${dv[max_qp]:-missing} max_cqe ${dv[max_cqe]:-missing} after the reload with defaults;"
+	detail+=" reloaded with defaults (max_qp ${dv[max_qp]:-missing}); $((SECONDS - t0))s;"
+	finish limits_bad_value
+fi
+
 # tools/vm-run expects softib with sib0 at the end (it unloads it itself)
+defaults_again
 [[ -d /sys/module/softib ]] || insmod "$KO"
 [[ -e /sys/class/infiniband/sib0 ]] || rdma link add sib0 type softib netdev $NIC
 rm -rf "$OUT"
