@@ -351,9 +351,12 @@ load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name
 FIELD=$HERE/../field/field-check
 mckey_pair() { # NAME GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR: 5 messages, both ends checked
 	local name=$1 grp=$2 rpid rrc=0 src=0 f=$OUT/$1
-	nsx "$3" timeout 60 mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
+	nsx "$3" timeout 60 stdbuf -oL mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
 	rpid=$!
-	sleep 3
+	# the sender's datagrams are lost unless the receiver has joined the group: wait for it
+	local i
+	for i in $(seq 100); do grep -q 'joined' "$f.recv" 2>/dev/null && break; kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
+	sleep 1
 	nsx "$5" timeout 40 mckey -m "$grp" -b "$6" -s -C 5 >"$f.send" 2>&1 || src=$?
 	wait $rpid || rrc=$?
 	if ((rrc == 0 && src == 0)) && grep -q 'return status 0' "$f.recv" && grep -q 'return status 0' "$f.send"; then
