@@ -9,8 +9,15 @@ PICKED = $(shell tools/pick-kernel $(PICK_ARGS) 2>/dev/null)
 SIB_KDIR = $(word 1,$(PICKED))
 SIB_KVER = $(word 2,$(PICKED))
 DESTDIR ?=
+# the tools and manual pages of 'make install'/'install-tools' (the packages use /usr)
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+sbindir ?= $(prefix)/sbin
+mandir ?= $(prefix)/share/man
 
-.PHONY: all module kernels module-debug provider load perf pkey wire loop doorbell field limits install deps demo check check-vm clean help
+.PHONY: all module kernels module-debug provider tools load perf pkey wire loop doorbell field limits \
+	install install-module install-provider install-tools uninstall uninstall-tools deb \
+	deps demo check check-vm clean help
 
 all: module provider load perf pkey wire loop doorbell field limits
 
@@ -28,7 +35,11 @@ help:
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
-	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver"
+	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey and tools/load/sib-load"
+	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"
+	@echo "make install-tools   sib-pkey to $(sbindir), sib-load to $(bindir), their manual pages (prefix=...)"
+	@echo "make uninstall  remove what make install installed (uninstall-tools: what install-tools did)"
+	@echo "make deb        Debian packages softib-dkms, ibverbs-provider-softib, softib-tools into build/deb/"
 	@echo "make deps       install missing Debian packages (as root)"
 	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
 	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite"
@@ -59,6 +70,11 @@ module-debug:
 provider:
 	$(MAKE) -C provider
 
+# what users get (softib-tools): the others under tools/ and tests/ serve the tests and guests
+tools:
+	$(MAKE) -C tools/sib-pkey
+	$(MAKE) -C tools/load
+
 load:
 	$(MAKE) -C tools/load
 
@@ -78,12 +94,56 @@ field:
 limits:
 	$(MAKE) -C tests/limits
 
-install: all
+# install by hand: the module and the provider, nothing else is built; the tools are
+# install-tools (they need libnl-genl-3-dev). Do not mix with the softib-dkms package: DKMS
+# installs into updates/dkms/, and depmod would pick one of the two copies.
+install: install-module install-provider
+	install -D -m 0644 man/softib.7 $(DESTDIR)$(mandir)/man7/softib.7
+
+install-module: module
 	@test -n "$(SIB_KVER)" || { tools/pick-kernel $(PICK_ARGS) >/dev/null; exit 1; }
 	install -D -m 0644 softib.ko $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib.ko
 	install -D -m 0644 softib_db.ko $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib_db.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(SIB_KVER); fi
+
+install-provider: provider
 	$(MAKE) -C provider install DESTDIR=$(DESTDIR)
+
+install-tools: tools
+	install -D -m 0755 tools/sib-pkey/sib-pkey $(DESTDIR)$(sbindir)/sib-pkey
+	install -D -m 0755 tools/load/sib-load $(DESTDIR)$(bindir)/sib-load
+	install -D -m 0644 man/sib-pkey.8 $(DESTDIR)$(mandir)/man8/sib-pkey.8
+	install -D -m 0644 man/sib-load.1 $(DESTDIR)$(mandir)/man1/sib-load.1
+
+uninstall:
+	@test -n "$(SIB_KVER)" || { tools/pick-kernel $(PICK_ARGS) >/dev/null; exit 1; }
+	rm -f $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib.ko $(DESTDIR)/lib/modules/$(SIB_KVER)/updates/softib_db.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(SIB_KVER); fi
+	$(MAKE) -C provider uninstall DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)$(mandir)/man7/softib.7
+
+uninstall-tools:
+	rm -f $(DESTDIR)$(sbindir)/sib-pkey $(DESTDIR)$(bindir)/sib-load \
+		$(DESTDIR)$(mandir)/man8/sib-pkey.8 $(DESTDIR)$(mandir)/man1/sib-load.1
+
+# The Debian packages (debian/), built with dpkg-buildpackage in a copy of the tree under
+# build/deb/src (dpkg-buildpackage writes the .debs into the parent directory: build/deb/);
+# temporary files under build/deb/tmp. DEB_BUILD_OPTIONS passes through (default: noddebs,
+# no -dbgsym packages).
+DEB_BUILD_OPTIONS ?= noddebs
+deb:
+	@for t in dpkg-buildpackage dh dh_dkms; do command -v $$t >/dev/null || \
+		{ echo "error: $$t not found: apt-get install dpkg-dev debhelper dh-dkms (or make deps)" >&2; exit 1; }; done
+	rm -rf build/deb && mkdir -p build/deb/src build/deb/tmp
+	@# the tree as git sees it (tracked and untracked files, not ignored ones), else all but build/
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z -c -o --exclude-standard | perl -0 -ne 'chomp; print "$$_\0" if -e'; \
+	else find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; fi | \
+		cpio -0 -pdm --quiet build/deb/src
+	cd build/deb/src && TMPDIR=$(CURDIR)/build/deb/tmp DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage -us -uc -b
+	rm -rf build/deb/src build/deb/tmp
+	@ls -1 build/deb/*.deb
 
 deps:
 	tools/install-deps
@@ -110,4 +170,4 @@ clean:
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean
 	-$(MAKE) -C tests/limits clean
-	rm -rf build/check build/debug build/kernels
+	rm -rf build/check build/debug build/kernels build/deb
