@@ -349,20 +349,36 @@ load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name
 	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
 }
 FIELD=$HERE/../field/field-check
-mckey_pair() { # NAME GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR: 5 messages, both ends checked
-	local name=$1 grp=$2 rpid rrc=0 src=0 f=$OUT/$1
-	nsx "$3" timeout 60 stdbuf -oL mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
+# mc_count DEV COUNTER
+mc_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
+# mckey_pair NAME GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR SEND-DEV RECV-DEV: 5 datagrams
+# from SEND-DEV to the group that RECV-DEV's QP joined, both ends checked, and the receiving
+# device must have taken in every one the sending device put on the wire (its sent_pkts
+# against the receiver's rcvd_mcast_pkts).
+# rdma_rxe 6.12 as the sender sometimes transmits only some of the burst: its mckey completes
+# all 5 sends, yet rxe0's sent_pkts rises by 1 (seen 1 run in 4; never on 6.1). UD may drop,
+# and what is checked is softib's side: on a kernel other than 6.1, with rxe0 sending, fewer
+# than 5 datagrams pass when sib1 received each of those rxe0 sent (and at least one).
+mckey_pair() {
+	local name=$1 grp=$2 rpid rrc=0 src=0 f=$OUT/$1 sdev=$7 rdev=$8 s0 r0 ns nr i rc=rcvd_mcast_pkts
+	[[ $rdev == rxe* ]] && rc=rcvd_pkts   # (rdma_rxe counts no multicast apart)
+	s0=$(mc_count "$sdev" sent_pkts) r0=$(mc_count "$rdev" $rc)
+	nsx "$3" timeout 30 stdbuf -oL mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
 	rpid=$!
 	# the sender's datagrams are lost unless the receiver has joined the group: wait for it
-	local i
 	for i in $(seq 100); do grep -q 'joined' "$f.recv" 2>/dev/null && break; kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
 	sleep 1
 	nsx "$5" timeout 40 mckey -m "$grp" -b "$6" -s -C 5 >"$f.send" 2>&1 || src=$?
 	wait $rpid || rrc=$?
-	if ((rrc == 0 && src == 0)) && grep -q 'return status 0' "$f.recv" && grep -q 'return status 0' "$f.send"; then
-		check "$name" ok "mckey -C 5 to $grp: sender and receiver done, status 0"
+	ns=$(($(mc_count "$sdev" sent_pkts) - s0)) nr=$(($(mc_count "$rdev" $rc) - r0))
+	if ((rrc == 0 && src == 0)) && grep -q 'return status 0' "$f.recv" && grep -q 'return status 0' "$f.send" &&
+		{ [[ $rdev == rxe* ]] || ((nr >= 5)); }; then
+		check "$name" ok "mckey -C 5 to $grp: sender and receiver done, status 0; $rdev took in $nr"
+	elif [[ $(uname -r) != 6.1.* && $sdev == rxe0 ]] && ((src == 0 && rrc == 124 && ns >= 1 && ns < 5 && nr == ns)) &&
+		grep -q 'return status 0' "$f.send"; then
+		check "$name" ok "mckey -C 5 to $grp: rdma_rxe $(uname -r | cut -d- -f1) transmitted $ns of the 5 datagrams its sender completed, $rdev took in all $nr"
 	else
-		check "$name" FAIL "receiver exit $rrc, sender exit $src: $(tail -2 "$f.recv" | tr '\n' ' ')"
+		check "$name" FAIL "receiver exit $rrc, sender exit $src: $(tail -2 "$f.recv" | tr '\n' ' '); sender: $(tail -2 "$f.send" | tr '\n' ' '); $sdev sent_pkts +$ns, $rdev $rc +$nr"
 	fi
 }
 rping_pair() { # NAME SERVER-NS SERVER-ADDR CLIENT-NS: rdma_cm RC, 10 pings verified by both
@@ -422,8 +438,8 @@ field_cases() {
 	cm_pair field_udaddy_sib1_rxe0 udaddy - 192.168.7.2 A
 	cm_pair field_udaddy_rxe0_sib1 udaddy A 192.168.7.1 -
 	cm_pair field_ucmatose_sib1_rxe0 ucmatose - 192.168.7.2 A
-	mckey_pair field_mcast_rxe0_sib1 239.1.2.3 A 192.168.7.1 - 192.168.7.2
-	mckey_pair field_mcast_sib1_rxe0 239.1.2.4 - 192.168.7.2 A 192.168.7.1
+	mckey_pair field_mcast_rxe0_sib1 239.1.2.3 A 192.168.7.1 - 192.168.7.2 rxe0 sib1
+	mckey_pair field_mcast_sib1_rxe0 239.1.2.4 - 192.168.7.2 A 192.168.7.1 sib1 rxe0
 	modprobe sch_netem 2>/dev/null
 	tc qdisc add dev vI root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% &&
 		tc -n A qdisc add dev vA root netem loss 2% duplicate 2% delay 1ms reorder 20% 50% ||
@@ -434,9 +450,19 @@ field_cases() {
 	# up whenever that last request's length (qp->resp.length) was 0, so it copies from no MR
 	# (WARNING at rxe_mr_copy) and NAKs the READ with a remote access error. 6.1's rxe looks
 	# every replayed READ's MR up. On 6.12 the cell sends no 0-byte messages.
-	local empty=(); [[ $(uname -r) == 6.1.* ]] || empty=(--no-empty)
+	# And rdma_rxe 6.12's completer takes a stale ACK (an older PSN: softib's answer to a
+	# duplicated or retried request) that arrives while a multi-packet READ response is
+	# coming in as the end of that READ (check_psn sends it to check_ack, which 6.12 lets
+	# through for READ_RESPONSE_FIRST/MIDDLE): the next READ_RESPONSE_MIDDLE then finds no READ
+	# in progress, COMPST_ERROR with status success: WARNING at rxe_comp.c:827, the READ
+	# completes "successfully" with part of its data (a sib-load mismatch on rxe0's side), the
+	# QP goes to error and flushes, and softib's requests to it exhaust their retries. 6.1's
+	# rxe ignores such an ACK. On 6.12 rdma_rxe issues no READs under netem here (softib's
+	# READs from rdma_rxe under loss: sib_retry_faults).
+	local empty=() ops=send,write,read,cmp_swp,fetch_add
+	[[ $(uname -r) == 6.1.* ]] || empty=(--no-empty) ops=send,write,cmp_swp,fetch_add
 	load_check field_lossy_atomics_sib1_rxe0 "retransmits>0 duplicate_request>0" -d sib1 -D rxe0 -q 2 -M 64K \
-		-b 2M --ops-mix send,write,read,cmp_swp,fetch_add "${empty[@]}"
+		-b 2M --ops-mix $ops "${empty[@]}"
 	tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
 }
 
@@ -603,8 +629,11 @@ load_check rxe_rnr_retry_cnt0 "rnr_nak_sent>0 seq_nak_sent=0" -d rxe0 -D sib1 --
 	--ack-timeout 20
 tc qdisc add dev vI root netem loss 3% duplicate 2% delay 1ms reorder 20% 50% &&
 	tc -n A qdisc add dev vA root netem loss 3% || check rxe_retry_faults FAIL "tc netem on vI/vA"
+# (rdma_rxe 6.12 as the requester: no READs, see field_lossy_atomics_sib1_rxe0 below)
+rops=send,send_imm,write,write_imm,read
+[[ $(uname -r) == 6.1.* ]] || rops=send,send_imm,write,write_imm
 load_check rxe_retry_faults "duplicate_request>0 seq_nak_sent>0" -d rxe0 -D sib1 --one-way -q 2 -M 64K \
-	-b 3M --ops-mix send,send_imm,write,write_imm,read
+	-b 3M --ops-mix $rops
 load_check sib_retry_faults "retransmits>0" -d sib1 -D rxe0 --one-way -q 2 -M 64K -b 3M \
 	--ops-mix send,send_imm,write,write_imm,read
 tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
