@@ -411,13 +411,16 @@ static int sib_qp_check_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 	    !sib_pkey_valid(sib_pkey_at(&qp->dev->pkey, attr->pkey_index)))
 		return -EINVAL;
 	/*
-	 * A path MTU above the port's active MTU would make packets the
-	 * netdev cannot carry: refused (o10-2.2 lets the CI reject a PMTU
-	 * the port does not support).
+	 * Any path MTU up to the port's max_mtu (o10-2.2 lets the CI reject
+	 * only a PMTU the port does not support). One above the active MTU
+	 * (ibv_rc_pingpong -m 4096 on a netdev of MTU 1500; applications
+	 * that take the path MTU from max_mtu) makes packets larger than the
+	 * netdev's MTU: transmit sends those without DF and IP fragments
+	 * them (send_ip_fragmented), as when the MTU shrinks under a QP, and
+	 * as rdma_rxe and RoCE NICs accept it.
 	 */
 	if ((mask & IB_QP_PATH_MTU) &&
-	    (attr->path_mtu < IB_MTU_256 ||
-	     attr->path_mtu > READ_ONCE(qp->dev->active_mtu)))
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > SIB_MAX_MTU))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SIB_MAX_QP_RD_ATOM)
