@@ -9,6 +9,8 @@ PICKED = $(shell tools/pick-kernel $(PICK_ARGS) 2>/dev/null)
 SIB_KDIR = $(word 1,$(PICKED))
 SIB_KVER = $(word 2,$(PICKED))
 DESTDIR ?=
+# absolute, so that the sub-makes (-C provider) install into the same place
+override DESTDIR := $(if $(DESTDIR),$(abspath $(DESTDIR)))
 # the tools and manual pages of 'make install'/'install-tools' (the packages use /usr)
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin

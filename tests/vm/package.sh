@@ -9,12 +9,12 @@ Usage: tests/vm/package.sh [--results FILE] [--list]
 
 Prints "RESULT package_<kernel>_<case> ok|FAIL <detail>" lines (also appended to FILE), where
 <kernel> is 6.1 or 6.12.  Cases: modinfo (modprobe would take softib.ko from updates/dkms,
-built for this kernel, not the source tree's), modprobe (softib and its dependencies load),
+built for this kernel, not the source tree's), modprobe (modprobe softib loads it, its dependencies and softib_db),
 link (rdma link add sib0 type softib netdev eth0: ACTIVE with an IPv4 RoCE v2 GID), provider
 (libibverbs finds the packaged provider through /etc/libibverbs.d, and no other), devinfo
 (ibv_devinfo -d sib0), pingpong (ibv_rc_pingpong --chk between two QPs of sib0: both exit 0,
 the byte counts and the data verified), tools (sib-pkey show, sib-load, their manual pages
-and softib(7)), unload (rdma link delete, modprobe -r softib).  Exit status 0 iff all ok.
+and softib(7)), unload (rdma link delete, modprobe -r softib takes softib_db too).  Exit status 0 iff all ok.
 USAGE
 }
 RESULTS=/dev/null
@@ -49,9 +49,10 @@ else
 	result modinfo FAIL "softib resolves to '$f' (vermagic '$vm'), softib_db to '$fdb'"
 fi
 
-# modprobe: softib and what it depends on (ib_core, ib_uverbs, udp_tunnel, ...)
-if run modprobe softib && run modprobe softib_db && [[ -d /sys/module/softib && -c /dev/softib_db ]]; then
-	result modprobe ok "softib and softib_db loaded, /dev/softib_db"
+# modprobe: softib and what it depends on (ib_core, ib_uverbs, udp_tunnel, ...), and softib_db
+# with it (softib's "softdep post"), as README says
+if run modprobe softib && [[ -d /sys/module/softib && -d /sys/module/softib_db && -c /dev/softib_db ]]; then
+	result modprobe ok "modprobe softib: softib and softib_db loaded, /dev/softib_db"
 else
 	result modprobe FAIL "modprobe softib failed: $(dmesg | tail -3 | tr '\n' ' ')"
 fi
@@ -116,7 +117,9 @@ tl=""
 sib-pkey show sib0 >"$OUT/pkey" 2>&1 && grep -qi 'ffff' "$OUT/pkey" || tl+=" sib-pkey show failed: $(head -2 "$OUT/pkey" | tr '\n' ' ');"
 sib-load --help >/dev/null 2>&1 || tl+=" sib-load --help failed;"
 for m in sib-pkey.8 sib-load.1 softib.7; do
-	ls /usr/share/man/man"${m##*.}"/"$m".gz >/dev/null 2>&1 || tl+=" no manual page $m;"
+	mf=/usr/share/man/man"${m##*.}"/"$m".gz
+	if [[ ! -f $mf ]]; then tl+=" no manual page $m;"
+	elif ! MANWIDTH=80 man -l "$mf" 2>/dev/null | grep -q '^NAME'; then tl+=" $m does not render (man -l);"; fi
 done
 if [[ -z $tl ]]; then result tools ok "sib-pkey, sib-load, sib-pkey(8), sib-load(1), softib(7)"
 else result tools FAIL "$tl"; fi
@@ -124,10 +127,10 @@ else result tools FAIL "$tl"; fi
 # unload: what a user does before removing the package
 ul=""
 rdma link delete sib0 2>/dev/null || ul+=" rdma link delete failed;"
-modprobe -r softib_db 2>&1 || ul+=" modprobe -r softib_db failed;"
-modprobe -r softib 2>&1 || ul+=" modprobe -r softib failed;"
+run modprobe -r softib 2>&1 || ul+=" modprobe -r softib failed;"
 [[ -d /sys/module/softib ]] && ul+=" softib still loaded;"
-if [[ -z $ul ]]; then result unload ok "sib0 deleted, softib and softib_db unloaded"
+[[ -d /sys/module/softib_db ]] && ul+=" softib_db still loaded;"
+if [[ -z $ul ]]; then result unload ok "sib0 deleted, modprobe -r softib: softib and softib_db unloaded"
 else result unload FAIL "$ul"; fi
 
 rm -rf "$OUT"
