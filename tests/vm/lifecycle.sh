@@ -14,6 +14,9 @@ Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to 
   link_delete    ib_write_bw (server and client) on a device over a veth; rdma link delete;
                  ibv_asyncwatch on the device sees IBV_EVENT_DEVICE_FATAL
   netdev_delete  ibv_rc_pingpong on a device over a veth; ip link delete of that veth
+  netdev_delete_perftest  ib_write_bw -D 30 server and client on a device over a veth (their
+                 out-of-band TCP over 127.0.0.1); ip link delete of the veth: both exit with
+                 an error, well before their 30 s
   rmmod_idle     traffic killed, then rmmod softib with two devices; insmod again
   rmmod_live     sib-load and ibv_rc_pingpong running on two devices; rmmod softib
   limits_devinfo softib reloaded with small limits (module parameters): ibv_devinfo -v shows
@@ -238,6 +241,43 @@ if want netdev_delete; then
 	fi
 	ip link delete lcv0 2>/dev/null
 	finish netdev_delete
+fi
+
+# ---------------------------------------------------------------- ip link delete, perftest
+# the field case of a bug report: ib_write_bw -D (duration mode) server and client on one
+# device over a veth, the veth deleted under them. Both must fail and exit: the client sees
+# its completions in error, the server (which only waits for the client's results) sees the
+# client go. Their out-of-band TCP connection goes over 127.0.0.1: over the veth's own address
+# it could not close at all once that address is gone (the client's FIN has no route), which
+# leaves the server waiting in a TCP read with any RDMA device.
+if want netdev_delete_perftest; then
+	echo "== netdev_delete_perftest: ib_write_bw -D 30 on siblc (veth lcv0), then ip link delete lcv0"
+	why="" detail=""
+	veth_up && rdma link add siblc type softib netdev lcv0 && wait_gid siblc $VA || why+=" setup failed;"
+	if [[ -z $why ]]; then
+		g=$(gid siblc $VA)
+		ib_write_bw -d siblc -x "$g" -p 18621 -D 30 -F >"$OUT/np.s" 2>&1 & s=$!
+		wait_listen 18621 $s
+		ib_write_bw -d siblc -x "$g" -p 18621 -D 30 -F 127.0.0.1 >"$OUT/np.c" 2>&1 & c=$!
+		if wait_traffic siblc; then
+			t0=$(now)
+			timed ip link delete lcv0
+			detail+=" ip link delete ${t}s rc $trc;"
+			((trc == 0)) || why+=" ip link delete failed or hung (rc $trc after ${t}s);"
+			wait_exit $c ib_write_bw-client; wait_exit $s ib_write_bw-server
+			detail+=" both gone $(secs "$t0" "$(now)")s after the delete;"
+			dev_gone siblc || why+=" siblc still there;"
+		else
+			why+=" traffic did not start;"; cleanup_procs $s $c
+		fi
+		tail -n 2 "$OUT/np.s" "$OUT/np.c"
+		ip link delete lcv0 2>/dev/null
+		veth_up && rdma link add siblc type softib netdev lcv0 || why+=" new veth + device failed;"
+		usable siblc $VA 18622
+		rdma link delete siblc 2>/dev/null
+	fi
+	ip link delete lcv0 2>/dev/null
+	finish netdev_delete_perftest
 fi
 
 # insmod_again: load softib and create sib0 on eth0 as tools/vm-run does
