@@ -213,72 +213,50 @@ if want link_delete; then
 fi
 
 # ---------------------------------------------------------------- ip link delete
-if want netdev_delete; then
-	echo "== netdev_delete: ibv_rc_pingpong on siblc (veth lcv0), then ip link delete lcv0"
+# netdev_delete_under CASE PORT CLIENT-ADDR GID-OPTION PROG ARGS...: PROG ARGS (and GID-OPTION
+# with siblc's GID index of $VA) as server and client (to CLIENT-ADDR) on siblc over lcv0, traffic flowing, then ip link delete lcv0: the delete
+# returns, siblc goes, both processes exit with an error within the bound; then a new veth
+# and device carry traffic
+netdev_delete_under() {
+	local name=$1 port=$2 caddr=$3 gopt=$4 g s c t0; shift 4
+	echo "== $name: $* on siblc (veth lcv0), then ip link delete lcv0"
 	why="" detail=""
 	veth_up && rdma link add siblc type softib netdev lcv0 && wait_gid siblc $VA || why+=" setup failed;"
 	if [[ -z $why ]]; then
 		g=$(gid siblc $VA)
-		ibv_rc_pingpong -d siblc -g "$g" -p 18611 -s 4096 -n 100000000 >"$OUT/nd.s" 2>&1 & s=$!
-		wait_listen 18611 $s
-		ibv_rc_pingpong -d siblc -g "$g" -p 18611 -s 4096 -n 100000000 $VA >"$OUT/nd.c" 2>&1 & c=$!
+		"$@" -d siblc "$gopt" "$g" -p "$port" >"$OUT/$name.s" 2>&1 & s=$!
+		wait_listen "$port" $s
+		"$@" -d siblc "$gopt" "$g" -p "$port" "$caddr" >"$OUT/$name.c" 2>&1 & c=$!
 		if wait_traffic siblc; then
+			t0=$(now)
 			timed ip link delete lcv0
 			detail+=" ip link delete ${t}s rc $trc;"
 			((trc == 0)) || why+=" ip link delete failed or hung (rc $trc after ${t}s);"
 			end=$((SECONDS + BOUND))
 			while ((SECONDS < end)) && ! dev_gone siblc; do sleep 0.2; done
 			dev_gone siblc || why+=" siblc still there ${BOUND}s after its netdev went;"
-			wait_exit $s rc_pingpong-server; wait_exit $c rc_pingpong-client
+			wait_exit $c "$1-client"; wait_exit $s "$1-server"
+			detail+=" both gone $(secs "$t0" "$(now)")s after the delete;"
 		else
 			why+=" traffic did not start;"; cleanup_procs $s $c
 		fi
-		tail -n 2 "$OUT/nd.s" "$OUT/nd.c"
+		tail -n 2 "$OUT/$name.s" "$OUT/$name.c"
 		ip link delete lcv0 2>/dev/null
 		veth_up && rdma link add siblc type softib netdev lcv0 || why+=" new veth + device failed;"
-		usable siblc $VA 18612
+		usable siblc $VA $((port + 1))
 		rdma link delete siblc 2>/dev/null
 	fi
 	ip link delete lcv0 2>/dev/null
-	finish netdev_delete
-fi
-
-# ---------------------------------------------------------------- ip link delete, perftest
+	finish "$name"
+}
+want netdev_delete && netdev_delete_under netdev_delete 18611 $VA -g ibv_rc_pingpong -s 4096 -n 100000000
 # the field case of a bug report: ib_write_bw -D (duration mode) server and client on one
 # device over a veth, the veth deleted under them. Both must fail and exit: the client sees
 # its completions in error, the server (which only waits for the client's results) sees the
 # client go. Their out-of-band TCP connection goes over 127.0.0.1: over the veth's own address
 # it could not close at all once that address is gone (the client's FIN has no route), which
 # leaves the server waiting in a TCP read with any RDMA device.
-if want netdev_delete_perftest; then
-	echo "== netdev_delete_perftest: ib_write_bw -D 30 on siblc (veth lcv0), then ip link delete lcv0"
-	why="" detail=""
-	veth_up && rdma link add siblc type softib netdev lcv0 && wait_gid siblc $VA || why+=" setup failed;"
-	if [[ -z $why ]]; then
-		g=$(gid siblc $VA)
-		ib_write_bw -d siblc -x "$g" -p 18621 -D 30 -F >"$OUT/np.s" 2>&1 & s=$!
-		wait_listen 18621 $s
-		ib_write_bw -d siblc -x "$g" -p 18621 -D 30 -F 127.0.0.1 >"$OUT/np.c" 2>&1 & c=$!
-		if wait_traffic siblc; then
-			t0=$(now)
-			timed ip link delete lcv0
-			detail+=" ip link delete ${t}s rc $trc;"
-			((trc == 0)) || why+=" ip link delete failed or hung (rc $trc after ${t}s);"
-			wait_exit $c ib_write_bw-client; wait_exit $s ib_write_bw-server
-			detail+=" both gone $(secs "$t0" "$(now)")s after the delete;"
-			dev_gone siblc || why+=" siblc still there;"
-		else
-			why+=" traffic did not start;"; cleanup_procs $s $c
-		fi
-		tail -n 2 "$OUT/np.s" "$OUT/np.c"
-		ip link delete lcv0 2>/dev/null
-		veth_up && rdma link add siblc type softib netdev lcv0 || why+=" new veth + device failed;"
-		usable siblc $VA 18622
-		rdma link delete siblc 2>/dev/null
-	fi
-	ip link delete lcv0 2>/dev/null
-	finish netdev_delete_perftest
-fi
+want netdev_delete_perftest && netdev_delete_under netdev_delete_perftest 18621 127.0.0.1 -x ib_write_bw -D 30 -F
 
 # insmod_again: load softib and create sib0 on eth0 as tools/vm-run does
 insmod_again() {
