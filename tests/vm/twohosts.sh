@@ -22,7 +22,9 @@ reordering);
 softib-softib: rc_pingpong,
 ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6 (client>server: "sib" is host 1,
 "peer" host 2).  Also "CHECK link PASS|FAIL" (eth1
-reaches the other host) and "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe).
+reaches the other host), "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe) and "CHECK
+rx_softirq PASS|FAIL" (sib1's engine took packets from the wire in the receive softirq:
+rx_rounds > 0).
 Every result is also appended to FILE as "RESULT twohosts_<name> ok|FAIL <detail>".
 Host 2 (--role 2) only executes what host 1 asks for until host 1 says stop.  DIR must be
 empty and visible to both guests.  --ko: softib.ko for host 2 to load again (default
@@ -61,7 +63,7 @@ cells() { # "pair client>server fam program"
 	echo "softib-rxe sib>peer ipv4 rc_pingpong_lossy"
 	echo "softib-rxe peer>sib ipv4 rc_pingpong_lossy"
 }
-OTHER="link rxe_phase"
+OTHER="link rxe_phase rx_softirq"
 if ((LIST)); then
 	cells | while read -r pair d fam p; do echo "$pair/$d/$fam/$p"; done
 	for o in $OTHER; do echo "$o"; done
@@ -86,47 +88,21 @@ gid_of() { # DEV ADDR: GID index, waiting for the GID cache
 	done
 	return 1
 }
-put() { # FILE TEXT: write atomically (the other guest polls for FILE)
-	printf '%s\n' "$2" >"$1.tmp.$ROLE" && mv "$1.tmp.$ROLE" "$1"
-}
-wait_file() { # FILE SECONDS
-	local i
-	for i in $(seq $(($2 * 5))); do
-		[[ -e $1 ]] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-listening() { ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; }
+# the orders between the guests (put, wait_file, the executor loop: tools/lib/pair-rpc.sh)
+RPC_DIR=$DIR RPC_ROLE=$ROLE
+# shellcheck source=../../tools/lib/pair-rpc.sh
+. "$TOOLS/lib/pair-rpc.sh"
+put() { rpc_put "$@"; }
+wait_file() { rpc_wait_file "$@"; }
+listening() { rpc_listening tcp $PORT; }
 
 # ---------------------------------------------------------------- host 2: the executor
-# Requests: DIR/req.N holds "KIND COMMAND..."; KIND server: run COMMAND in the background,
-# DIR/ready.N once it listens on TCP $PORT; run: run it; then DIR/rc.N holds its exit
-# status and DIR/out.N its output.  KIND stop ends the loop.
+# host 1's requests (tools/lib/pair-rpc.sh): servers listen on TCP $PORT
 if [[ $ROLE == 2 ]]; then
 	rdma link add sib1 type softib netdev eth1 && wait_active sib1 &&
 		gid_of sib1 10.0.3.2 >/dev/null || { put "$DIR/ready.0" "setup failed"; exit 3; }
 	put "$DIR/ready.0" "softib sib1"
-	n=1
-	while :; do
-		wait_file "$DIR/req.$n" 1200 || { echo "twohosts.sh: no request $n from host 1" >&2; exit 3; }
-		r=$(cat "$DIR/req.$n") kind=${r%% *} cmd=${r#* }
-		[[ $kind == stop ]] && break
-		(
-			if [[ $kind == server ]]; then
-				bash -c "$cmd" >"$DIR/out.$n" 2>&1 &
-				pid=$!
-				for _ in $(seq 300); do listening && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-				put "$DIR/ready.$n" "listening"
-				rc=0; wait $pid || rc=$?
-			else
-				rc=0; bash -c "$cmd" >"$DIR/out.$n" 2>&1 || rc=$?
-			fi
-			put "$DIR/rc.$n" $rc
-		) &
-		n=$((n + 1))
-	done
-	wait
+	rpc_serve || exit 3
 	# leave no rdma_rxe behind for vm-run's unload (it expects softib or nothing)
 	for d in rxe1 sib1; do [[ -e /sys/class/infiniband/$d ]] && rdma link delete $d; done
 	[[ -d /sys/module/rdma_rxe ]] && modprobe -r rdma_rxe
@@ -135,15 +111,14 @@ fi
 
 # ---------------------------------------------------------------- host 1: the matrix
 OUT=$(mktemp -d /tmp/twohosts.XXXXXX)
-nok=0 nfail=0 req=0
+nok=0 nfail=0
 result() {
 	echo "RESULT twohosts_$1 $2 ${3:-}" >>"$RESULTS"
 	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
 }
 check() { echo "CHECK $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"; result "$1" "$2" "${3:-}"; }
 remote() { # KIND COMMAND: send a request to host 2, sets rn to its number
-	req=$((req + 1)) rn=$((req))
-	put "$DIR/req.$rn" "$1 $2"
+	rpc_remote "$@"
 }
 stop_peer() { remote stop ""; }
 trap stop_peer EXIT
@@ -174,7 +149,7 @@ run_cell() {
 	src=99 crc=99
 	if [[ $d == "sib>peer" ]]; then
 		cout=$OUT/$name.local sout=$OUT/$name.remote
-		remote server "$rcmd"
+		remote "server:tcp:$PORT" "$rcmd"
 		wait_file "$DIR/ready.$rn" $TMO || { echo "(host 2: server not ready)" >"$cout"; return; }
 		crc=0; timeout -s KILL "$TMO" "$@" -d sib1 $gopt "$lg" 10.0.3.2 >"$cout" 2>&1 || crc=$?
 		wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
@@ -307,6 +282,11 @@ while read -r pair d fam prog; do
 	fi
 	cell "$pair" "$d" "$fam" "$prog"
 done < <(cells)
+# packets from the wire were taken by sib1's engine in the receive softirq (sib_qp_run_rx())
+rx=$(cat /sys/class/infiniband/sib1/ports/1/hw_counters/rx_rounds 2>/dev/null || echo 0)
+rcvd=$(cat /sys/class/infiniband/sib1/ports/1/hw_counters/rcvd_pkts 2>/dev/null || echo 0)
+if ((rx > 0 && rx <= rcvd)); then check rx_softirq ok "sib1: $rx engine rounds in the receive softirq for $rcvd packets received"
+else check rx_softirq FAIL "sib1: rx_rounds $rx, rcvd_pkts $rcvd"; fi
 echo "twohosts.sh: matrix done in $((SECONDS - t0)) s"
 rm -rf "$OUT"
 echo "twohosts: $nok passed, $nfail failed"
