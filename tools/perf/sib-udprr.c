@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sib-udprr: the UDP round trip of a link, the reference of the RDMA
+ * latency figures (tools/bench-hosts). The server echoes each datagram it
+ * gets; the client sends one datagram of SIZE bytes, waits for the echo,
+ * and so on, busy-polling its socket as the perftest latency programs
+ * poll their queues.
+ *
+ *   sib-udprr -l [-p PORT]                       server (until killed)
+ *   sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]
+ *
+ * The client prints one line:
+ *   udp_rr <size> <iters> typical <median us> avg <us> p99 <us>
+ * A datagram lost on the way is waited for 200 ms, counted and sent again
+ * (the "lost" field follows when any was). Exit status 0, 1 on errors
+ * (no answer after 50 tries, bad arguments).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZE 65507
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sib-udprr -l [-p PORT]\n"
+		   "       sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]\n");
+}
+
+static int serve(const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_PASSIVE }, *ai;
+	static char buf[MAX_SIZE];
+	struct sockaddr_storage from;
+	socklen_t flen;
+	ssize_t n;
+	int fd, on = 0;
+
+	if (getaddrinfo(NULL, port, &hints, &ai) || !ai) {
+		fprintf(stderr, "sib-udprr: bad port %s\n", port);
+		return 1;
+	}
+	/* one socket for IPv4 and IPv6 when the first address is IPv6 */
+	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen)) {
+		perror("sib-udprr: bind");
+		return 1;
+	}
+	freeaddrinfo(ai);
+	for (;;) {
+		flen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("sib-udprr: recvfrom");
+			return 1;
+		}
+		sendto(fd, buf, n, 0, (struct sockaddr *)&from, flen);
+	}
+}
+
+/* one exchange; returns its time in us, or -1 after 50 lost tries */
+static double exchange(int fd, char *out, char *in, size_t size, unsigned int seq,
+		       unsigned long *lost)
+{
+	double t0, deadline;
+	ssize_t n;
+	int tries;
+
+	memcpy(out, &seq, sizeof(seq) <= size ? sizeof(seq) : size);
+	for (tries = 0; tries < 50; tries++) {
+		t0 = now_us();
+		if (send(fd, out, size, 0) < 0 && errno != ECONNREFUSED)
+			return -1;
+		deadline = t0 + 200000;
+		while (now_us() < deadline) {
+			n = recv(fd, in, size, MSG_DONTWAIT);
+			if (n < 0)
+				continue;
+			/* an echo of an earlier, timed-out try is stale */
+			if ((size_t)n == size &&
+			    (size < sizeof(seq) || !memcmp(in, &seq, sizeof(seq))))
+				return now_us() - t0;
+		}
+		(*lost)++;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *host = NULL, *port = "18620";
+	unsigned long size = 2, iters = 1000, warm = 50, lost = 0, i;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM }, *ai;
+	double *t, sum = 0;
+	char *out, *in;
+	int c, fd, listen_mode = 0;
+
+	while ((c = getopt(argc, argv, "lc:p:s:n:w:h")) != -1) {
+		switch (c) {
+		case 'l': listen_mode = 1; break;
+		case 'c': host = optarg; break;
+		case 'p': port = optarg; break;
+		case 's': size = strtoul(optarg, NULL, 0); break;
+		case 'n': iters = strtoul(optarg, NULL, 0); break;
+		case 'w': warm = strtoul(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (listen_mode)
+		return serve(port);
+	if (!host || !size || size > MAX_SIZE || !iters || iters > 10000000) {
+		usage(stderr);
+		return 1;
+	}
+	if (getaddrinfo(host, port, &hints, &ai) || !ai) {
+		fprintf(stderr, "sib-udprr: cannot resolve %s\n", host);
+		return 1;
+	}
+	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		perror("sib-udprr: connect");
+		return 1;
+	}
+	freeaddrinfo(ai);
+	out = calloc(1, size);
+	in = calloc(1, size);
+	t = calloc(iters, sizeof(*t));
+	if (!out || !in || !t)
+		return 1;
+	for (i = 0; i < warm + iters; i++) {
+		double us = exchange(fd, out, in, size, (unsigned int)i, &lost);
+
+		if (us < 0) {
+			fprintf(stderr, "sib-udprr: no answer from %s port %s\n", host, port);
+			return 1;
+		}
+		if (i >= warm) {
+			t[i - warm] = us;
+			sum += us;
+		}
+	}
+	qsort(t, iters, sizeof(*t), cmp_double);
+	printf("udp_rr %lu %lu typical %.2f avg %.2f p99 %.2f", size, iters, t[iters / 2],
+	       sum / iters, t[(iters * 99) / 100 < iters ? (iters * 99) / 100 : iters - 1]);
+	if (lost)
+		printf(" lost %lu", lost);
+	printf("\n");
+	return 0;
+}
