@@ -59,15 +59,10 @@
  */
 #define SIB_TIMER_DEFER_ROUNDS	16
 
-static bool sib_qp_timer_fired(struct sib_qp *qp)
-{
-	return test_bit(SIB_QPF_TIMEOUT, &qp->flags) ||
-	       test_bit(SIB_QPF_PROBE, &qp->flags);
-}
-
 static void sib_qp_timer_events(struct sib_qp *qp)
 {
-	if (!sib_qp_timer_fired(qp))
+	if (!test_bit(SIB_QPF_TIMEOUT, &qp->flags) &&
+	    !test_bit(SIB_QPF_PROBE, &qp->flags))
 		return;
 	if (!skb_queue_empty(&qp->rxq) &&
 	    qp->timer_defer++ < SIB_TIMER_DEFER_ROUNDS)
@@ -177,14 +172,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	}
 	/* requests of the last round that are still not acknowledged */
 	sib_timer_retrans_flush(qp);
-	/*
-	 * Only a task's round judges an expiry: a softirq round takes one
-	 * packet of a batch the driver is still delivering, and the rest of
-	 * it may be the progress the timer did not see (sib_qp_rounds()
-	 * hands the QP to its work then).
-	 */
-	if (in_task())
-		sib_qp_timer_events(qp);
+	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
 	n_req = sib_req_run(qp, SIB_WORK_BUDGET);
@@ -427,9 +415,6 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 		if (!more)
 			more = sib_qp_linger(qp);
 		last = i >= max || (doorbell && bulk);
-		/* a timer fired: its expiry is the work's to judge */
-		if (!in_task() && sib_qp_timer_fired(qp))
-			more = last = true;
 		if (!more || last)
 			sib_timer_retrans_flush(qp);
 		if (sib_task_done(qp, more, last))
@@ -487,8 +472,7 @@ static DEFINE_PER_CPU(unsigned int, sib_rx_depth);
  * READ response then wait for the scheduler. A QP that a worker or a
  * doorbell runs is only marked pending (sib_qp_poke()), and the rounds
  * of one softirq never nest (a packet such a round loops back is left
- * to the work), nor judge a timer's expiry (the work does, after the
- * batch the driver is delivering).
+ * to the work).
  * Context: any; the softirq path needs BHs served (not in hard IRQ).
  */
 void sib_qp_run_rx(struct sib_qp *qp)
