@@ -6,17 +6,14 @@
  * device, no rings): value checks against the device limits, rejected
  * transitions that leave the state alone, a UD QP walked through every
  * state with the attribute side effects, sib_qp_error() and the SQD
- * drained event; last the runner state of task.c and its receive-softirq
- * entry.
+ * drained event; last the runner state of task.c.
  */
 #include <kunit/test.h>
-#include <linux/interrupt.h>
 
 #include "softib.h"
 #include "qp.h"
 #include "task.h"
 #include "timers.h"
-#include "counters.h"
 
 #define RC_INIT_REQ (IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | \
 		     IB_QP_ACCESS_FLAGS)
@@ -453,70 +450,6 @@ static void sib_qp_test_runner_state(struct kunit *test)
 	sib_qt_done(qp);
 }
 
-struct sib_qt_rx {
-	struct tasklet_struct t;
-	struct sib_qp *qp;
-	struct completion done;
-	bool in_softirq;
-};
-
-static void sib_qt_rx_tasklet(struct tasklet_struct *t)
-{
-	struct sib_qt_rx *rx = from_tasklet(rx, t, t);
-
-	rx->in_softirq = in_serving_softirq();
-	sib_qp_run_rx(rx->qp);
-	complete(&rx->done);
-}
-
-/* sib_qp_run_rx() from a softirq (a tasklet), as the receive path calls it */
-static void sib_qt_rx_in_softirq(struct sib_qt_rx *rx)
-{
-	reinit_completion(&rx->done);
-	tasklet_schedule(&rx->t);
-	wait_for_completion(&rx->done);
-}
-
-/*
- * sib_qp_run_rx(): in a softirq a QP nobody runs takes its round right
- * there (rx_rounds) and schedules no work; from a task, or while another
- * context runs the QP, it only pokes (the runner goes on, or the work).
- */
-static void sib_qp_test_rx_softirq(struct kunit *test)
-{
-	struct sib_qp *qp = sib_qt_qp(test, IB_QPT_RC);
-	struct sib_qt_rx rx = { .qp = qp };
-	u64 r0;
-
-	INIT_WORK(&qp->work, sib_qt_count);
-	atomic_set(&sib_qt_kicks, 0);
-	init_completion(&rx.done);
-	tasklet_setup(&rx.t, sib_qt_rx_tasklet);
-	r0 = sib_counter_read(qp->dev, SIB_CNT_RX_ROUNDS);
-	sib_qp_run_rx(qp);
-	flush_work(&qp->work);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 1);
-	KUNIT_EXPECT_EQ(test, sib_counter_read(qp->dev, SIB_CNT_RX_ROUNDS), r0);
-	/* RESET: one round that drops nothing, then idle */
-	sib_qt_rx_in_softirq(&rx);
-	KUNIT_EXPECT_TRUE(test, rx.in_softirq);
-	flush_work(&qp->work);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 1);
-	KUNIT_EXPECT_EQ(test, sib_counter_read(qp->dev, SIB_CNT_RX_ROUNDS), r0 + 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
-	/* another context runs it: marked pending, no round, no work */
-	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, false), SIB_CLAIM_TAKEN);
-	sib_qt_rx_in_softirq(&rx);
-	flush_work(&qp->work);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sib_qt_kicks), 1);
-	KUNIT_EXPECT_EQ(test, sib_counter_read(qp->dev, SIB_CNT_RX_ROUNDS), r0 + 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state),
-			SIB_TASK_RUNNING | SIB_TASK_PENDING);
-	KUNIT_EXPECT_TRUE(test, sib_task_release(qp));
-	tasklet_kill(&rx.t);
-	sib_qt_done(qp);
-}
-
 static struct kunit_case sib_qp_test_cases[] = {
 	KUNIT_CASE(sib_qp_test_rc_reset_to_init),
 	KUNIT_CASE(sib_qp_test_rc_init_to_rtr),
@@ -530,7 +463,6 @@ static struct kunit_case sib_qp_test_cases[] = {
 	KUNIT_CASE(sib_qp_test_error),
 	KUNIT_CASE(sib_qp_test_sqd_drained),
 	KUNIT_CASE(sib_qp_test_runner_state),
-	KUNIT_CASE(sib_qp_test_rx_softirq),
 	{}
 };
 
