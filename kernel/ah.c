@@ -121,7 +121,7 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->ah_num = 0;
 	if (!udata)
 		return 0;
-	err = xa_alloc_bh(&dev->ah_xa, &ah->ah_num, ah, xa_limit_31b, GFP_KERNEL);
+	err = xa_alloc(&dev->ah_xa, &ah->ah_num, ah, xa_limit_31b, GFP_KERNEL);
 	if (err)
 		goto err_cnt;
 	resp.ah_num = ah->ah_num;
@@ -131,7 +131,7 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase_bh(&dev->ah_xa, ah->ah_num);
+	xa_erase(&dev->ah_xa, ah->ah_num);
 err_cnt:
 	sib_obj_release(dev, SIB_OBJ_AH);
 	return err;
@@ -150,7 +150,7 @@ int sib_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct sib_ah *ah = to_sib_ah(ibah);
 
 	if (ah->ah_num)
-		xa_erase_bh(&dev->ah_xa, ah->ah_num);
+		xa_erase(&dev->ah_xa, ah->ah_num);
 	sib_obj_release(dev, SIB_OBJ_AH);
 	return 0;
 }
@@ -189,12 +189,12 @@ int sib_ah_copy_av(struct sib_dev *dev, struct ib_pd *pd, u32 ah_num,
 	struct sib_ah *ah;
 	int err = -EINVAL;
 
-	xa_lock_bh(&dev->ah_xa);
+	xa_lock(&dev->ah_xa);
 	ah = xa_load(&dev->ah_xa, ah_num);
 	if (ah && ah->ibah.pd == pd) {
 		*av = ah->av;
 		err = 0;
 	}
-	xa_unlock_bh(&dev->ah_xa);
+	xa_unlock(&dev->ah_xa);
 	return err;
 }

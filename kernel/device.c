@@ -383,16 +383,16 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	spin_lock_init(&dev->port_lock);
 	sib_mcast_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	/* one lockdep class each; all are taken in softirq (sib_qp_run_rx()) */
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);
+	/* one lockdep class each: qp_xa is taken in softirq, the others not */
 	lockdep_set_class(&dev->qp_xa.xa_lock, &sib_qp_xa_key);
 	lockdep_set_class(&dev->mr_xa.xa_lock, &sib_mr_xa_key);
 	lockdep_set_class(&dev->ah_xa.xa_lock, &sib_ah_xa_key);
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	lockdep_set_class(&dev->srq_xa.xa_lock, &sib_srq_xa_key);
 	dev->next_srqn = SIB_MIN_SRQN;
-	xa_init_flags(&dev->mw_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->mw_xa, XA_FLAGS_ALLOC);
 	lockdep_set_class(&dev->mw_xa.xa_lock, &sib_mw_xa_key);
 	dev->next_qpn = SIB_MIN_QPN;
 	dev->next_mr = 1;

@@ -221,8 +221,8 @@ static unsigned int sib_skb_head(struct sib_dev *dev)
  * a byte-at-a-time "rep stosb" under TCG); every byte of it that the
  * packet carries is written by the engine. Larger packets, or when no
  * fragment is to be had, use alloc_skb().
- * Context: any (outside a task the fallback allocates with GFP_ATOMIC).
- * Return: skb with skb->data at the BTH and @len bytes put, or NULL.
+ * Context: process (may sleep). Return: skb with skb->data at the BTH
+ * and @len bytes put, or NULL.
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
@@ -241,8 +241,7 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 		}
 	}
 	if (!skb)
-		skb = alloc_skb(head + len, (in_task() ? GFP_KERNEL : GFP_ATOMIC) |
-				__GFP_NOWARN);
+		skb = alloc_skb(head + len, GFP_KERNEL | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

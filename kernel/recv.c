@@ -65,8 +65,7 @@ static int sib_xrc_to_rc(struct sk_buff *skb)
 /*
  * Queue a checked packet on @qp's receive queue and get its work going:
  * after the round of @sender (a loopback packet of a QP's engine that may
- * run its peer inline), else right here when this is the receive softirq
- * and nobody runs @qp (sib_qp_run_rx()), else in @qp's work.
+ * run its peer inline), else in @qp's work.
  */
 static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 			  const struct sib_opcode_info *info,
@@ -94,7 +93,7 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 	if (sender)
 		sib_qp_run_after(sender, qp);
 	else
-		sib_qp_run_rx(qp);
+		sib_qp_poke(qp);
 }
 
 /*

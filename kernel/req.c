@@ -459,12 +459,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	last = off + paylen == sw->total_len;
 	opcode = sib_req_opcode(sw, first, last) | sib_req_transport(qp);
 	info = sib_opcode(opcode);
-	/*
-	 * A whole SEND or WRITE with nothing before it outstanding, from a
-	 * task (a softirq round, sib_qp_run_rx(), sends packets)
-	 */
-	if (first && last && qp->av.loopback && in_task() &&
-	    qp->ibqp.qp_type == IB_QPT_RC &&
+	/* a whole SEND or WRITE with nothing before it outstanding */
+	if (first && last && qp->av.loopback && qp->ibqp.qp_type == IB_QPT_RC &&
 	    qp->sq.comp == qp->sq.req && !(info->flags & SIB_OPF_AWRITE))
 		sib_loop_claim(qp, &lp);
 	skb = sib_req_rc_skb(qp, sw, off, info->hdr_len, paylen, &pad,

@@ -44,7 +44,6 @@
 
 #define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
-#define SIB_RX_ROUNDS		2	/* in the receive softirq */
 #define SIB_LINGER_NS		15000	/* longest wait for a reply WQE */
 #define SIB_LINGER_MISSES	4	/* misses in a row that pause lingering */
 #define SIB_LINGER_REPROBE	128	/* then one try in this many */
@@ -305,8 +304,7 @@ enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
 {
 	int idle = 0;
 
-	/* a softirq round (sib_qp_run_rx()) is no run of the task it interrupted */
-	if (in_task() && READ_ONCE(qp->task_gap) == current)
+	if (READ_ONCE(qp->task_gap) == current)
 		return SIB_CLAIM_OWN;
 	/* not running means no round pending either */
 	if (!atomic_try_cmpxchg(&qp->task_state, &idle, SIB_TASK_RUNNING))
@@ -400,8 +398,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 		bool more, last;
 
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
-				SIB_CNT_WORK_ROUNDS : max == SIB_RX_ROUNDS ?
-				SIB_CNT_RX_ROUNDS : SIB_CNT_INLINE_ROUNDS);
+				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		more = sib_qp_round(qp, &bulk);
 		sib_mr_cache_drop(&qp->mr_cache);
 		/* between rounds: the peer may hand this QP requests directly */
@@ -419,8 +416,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 			sib_timer_retrans_flush(qp);
 		if (sib_task_done(qp, more, last))
 			break;
-		if (in_task())
-			cond_resched();
+		cond_resched();
 	}
 }
 
@@ -454,37 +450,6 @@ void sib_qp_run(struct sib_qp *qp, struct sib_qp *parent)
 		return;
 	}
 	sib_qp_rounds(qp, SIB_INLINE_ROUNDS, parent);
-}
-
-/* rounds of a packet's QP under way in this CPU's receive softirq */
-static DEFINE_PER_CPU(unsigned int, sib_rx_depth);
-
-/**
- * sib_qp_run_rx() - run the QP a packet from the wire was queued to
- * @qp: QP the caller holds a reference on
- *
- * In the receive softirq (the network driver's NAPI poll) a QP that no
- * other context runs takes its packets right there, as a hardware
- * adapter's engine would, for at most SIB_RX_ROUNDS rounds; the rest
- * goes to qp->work. Waking a worker instead costs two context switches
- * per packet on the path of every reply: on a host whose CPU runs the
- * busy-polling application, the ACK, the receive completion and the
- * READ response then wait for the scheduler. A QP that a worker or a
- * doorbell runs is only marked pending (sib_qp_poke()), and the rounds
- * of one softirq never nest (a packet such a round loops back is left
- * to the work).
- * Context: any; the softirq path needs BHs served (not in hard IRQ).
- */
-void sib_qp_run_rx(struct sib_qp *qp)
-{
-	if (!in_serving_softirq() || in_hardirq() || irqs_disabled() ||
-	    this_cpu_read(sib_rx_depth)) {
-		sib_qp_poke(qp);
-		return;
-	}
-	this_cpu_inc(sib_rx_depth);
-	sib_qp_rounds(qp, SIB_RX_ROUNDS, NULL);
-	this_cpu_dec(sib_rx_depth);
 }
 
 /**

@@ -9,7 +9,6 @@ struct sib_qp;
 void sib_qp_task(struct work_struct *work);
 void sib_qp_run(struct sib_qp *qp, struct sib_qp *parent);
 void sib_qp_poke(struct sib_qp *qp);
-void sib_qp_run_rx(struct sib_qp *qp);
 void sib_qp_run_after(struct sib_qp *runner, struct sib_qp *qp);
 void sib_rxq_purge(struct sib_qp *qp);
 
