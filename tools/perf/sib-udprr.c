@@ -65,7 +65,7 @@ static int serve(const char *port)
 	}
 	/* one socket for IPv4 and IPv6 when the first address is IPv6 */
 	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
-	if (ai->ai_family == AF_INET6)
+	if (fd >= 0 && ai->ai_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
 	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen)) {
 		perror("sib-udprr: bind");
