@@ -355,31 +355,53 @@ mc_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null |
 # from SEND-DEV to the group that RECV-DEV's QP joined, both ends checked, and the receiving
 # device must have taken in every one the sending device put on the wire (its sent_pkts
 # against the receiver's rcvd_mcast_pkts).
-# rdma_rxe 6.12 as the sender sometimes transmits only some of the burst: its mckey completes
-# all 5 sends, yet rxe0's sent_pkts rises by 1 (seen 1 run in 4; never on 6.1). UD may drop,
-# and what is checked is softib's side: on a kernel other than 6.1, with rxe0 sending, fewer
-# than 5 datagrams pass when sib1 received each of those rxe0 sent (and at least one).
-mckey_pair() {
-	local name=$1 grp=$2 rpid rrc=0 src=0 f=$OUT/$1 sdev=$7 rdev=$8 s0 r0 ns nr i rc=rcvd_mcast_pkts
-	[[ $rdev == rxe* ]] && rc=rcvd_pkts   # (rdma_rxe counts no multicast apart)
-	s0=$(mc_count "$sdev" sent_pkts) r0=$(mc_count "$rdev" $rc)
-	nsx "$3" timeout 30 stdbuf -oL mckey -m "$grp" -b "$4" -C 5 >"$f.recv" 2>&1 &
+# rdma_rxe 6.12 as the sender sometimes transmits only some of the burst, or none: its mckey
+# completes all 5 sends, yet rxe0's sent_pkts rises by fewer (seen 1 to 4 in about 1 run in 4,
+# 0 once in about 30 runs; never on 6.1). UD may drop, and what is checked is softib's side: on
+# a kernel other than 6.1, with rxe0 sending, a short burst is tried again (up to 3 bursts, to
+# a new group each time), and a burst of fewer than 5 passes when sib1 received each datagram
+# rxe0 sent and rxe0 sent at least one. Every burst tried is in the detail.
+mckey_once() { # GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR SEND-DEV RECV-DEV OUT: sets mk_*
+	local grp=$1 f=$8 rpid s0 r0 e0 i rc=rcvd_mcast_pkts
+	[[ $7 == rxe* ]] && rc=rcvd_pkts   # (rdma_rxe counts no multicast apart)
+	mk_rrc=0 mk_src=0
+	s0=$(mc_count "$6" sent_pkts) r0=$(mc_count "$7" $rc) e0=$(mc_count "$6" send_err)
+	nsx "$2" timeout 30 stdbuf -oL mckey -m "$grp" -b "$3" -C 5 >"$f.recv" 2>&1 &
 	rpid=$!
 	# the sender's datagrams are lost unless the receiver has joined the group: wait for it
 	for i in $(seq 100); do grep -q 'joined' "$f.recv" 2>/dev/null && break; kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
 	sleep 1
-	nsx "$5" timeout 40 mckey -m "$grp" -b "$6" -s -C 5 >"$f.send" 2>&1 || src=$?
-	wait $rpid || rrc=$?
-	ns=$(($(mc_count "$sdev" sent_pkts) - s0)) nr=$(($(mc_count "$rdev" $rc) - r0))
-	if ((rrc == 0 && src == 0)) && grep -q 'return status 0' "$f.recv" && grep -q 'return status 0' "$f.send" &&
-		{ [[ $rdev == rxe* ]] || ((nr >= 5)); }; then
-		check "$name" ok "mckey -C 5 to $grp: sender and receiver done, status 0; $rdev took in $nr"
-	elif [[ $(uname -r) != 6.1.* && $sdev == rxe0 ]] && ((src == 0 && rrc == 124 && ns >= 1 && ns < 5 && nr == ns)) &&
-		grep -q 'return status 0' "$f.send"; then
-		check "$name" ok "mckey -C 5 to $grp: rdma_rxe $(uname -r | cut -d- -f1) transmitted $ns of the 5 datagrams its sender completed, $rdev took in all $nr"
-	else
-		check "$name" FAIL "receiver exit $rrc, sender exit $src: $(tail -2 "$f.recv" | tr '\n' ' '); sender: $(tail -2 "$f.send" | tr '\n' ' '); $sdev sent_pkts +$ns, $rdev $rc +$nr"
-	fi
+	nsx "$4" timeout 40 mckey -m "$grp" -b "$5" -s -C 5 >"$f.send" 2>&1 || mk_src=$?
+	wait $rpid || mk_rrc=$?
+	mk_ns=$(($(mc_count "$6" sent_pkts) - s0)) mk_nr=$(($(mc_count "$7" $rc) - r0))
+	mk_err=$(($(mc_count "$6" send_err) - e0)) mk_rcname=$rc
+	mk_sok=0 mk_rok=0
+	grep -q 'return status 0' "$f.send" && ((mk_src == 0)) && mk_sok=1
+	grep -q 'return status 0' "$f.recv" && ((mk_rrc == 0)) && mk_rok=1
+	return 0
+}
+mckey_pair() {
+	local name=$1 grp=$2 f=$OUT/$1 sdev=$7 rdev=$8 try tries=1 seen="" g
+	[[ $(uname -r) != 6.1.* && $sdev == rxe0 ]] && tries=3
+	for try in $(seq $tries); do
+		g=$grp; ((try > 1)) && g=${grp%.*}.$((${grp##*.} + 100 + try))
+		mckey_once "$g" "$3" "$4" "$5" "$6" "$sdev" "$rdev" "$f.$try"
+		seen+="${seen:+; }burst $try to $g: $sdev sent_pkts +$mk_ns send_err +$mk_err, $rdev $mk_rcname +$mk_nr, sender exit $mk_src, receiver exit $mk_rrc"
+		if ((mk_sok && mk_rok)) && { [[ $rdev == rxe* ]] || ((mk_nr >= 5)); }; then
+			check "$name" ok "mckey -C 5 to $g: sender and receiver done, status 0; $rdev took in $mk_nr${seen:+ ($seen)}"
+			return
+		fi
+		# a short burst from rdma_rxe 6.12 (see above) and softib took in all of it
+		if ((tries > 1 && mk_sok && mk_rrc == 124 && mk_ns < 5 && mk_nr == mk_ns)); then
+			((mk_ns >= 1)) && {
+				check "$name" ok "mckey -C 5 to $g: rdma_rxe $(uname -r | cut -d- -f1) transmitted $mk_ns of the 5 datagrams its sender completed, $rdev took in all $mk_nr ($seen)"
+				return
+			}
+			continue   # rdma_rxe sent none: nothing of softib's was tried; another burst
+		fi
+		break
+	done
+	check "$name" FAIL "$seen; last receiver: $(tail -2 "$f.$try.recv" | tr '\n' ' '); sender: $(tail -2 "$f.$try.send" | tr '\n' ' ')"
 }
 rping_pair() { # NAME SERVER-NS SERVER-ADDR CLIENT-NS: rdma_cm RC, 10 pings verified by both
 	local name=$1 spid src=0 crc=0 n f=$OUT/$1
