@@ -182,6 +182,7 @@ void sib_loop_deliver(struct sib_qp *qp, struct sib_loop *lp,
 	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, paylen);
 	rqp->lb_answer = &ans;
 	sib_resp_rcv(rqp, skb);
+	sib_resp_ack_flush(rqp);
 	rqp->lb_answer = NULL;
 	sib_mr_cache_drop(&rqp->mr_cache);
 	if (lp->claim == SIB_CLAIM_TAKEN) {

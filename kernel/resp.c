@@ -64,7 +64,7 @@ static void sib_resp_xrc_leave(struct sib_qp *qp)
 	qp->resp.xsrq = NULL;
 }
 
-static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
+static void sib_resp_xmit_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 {
 	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_ACK);
 	struct sk_buff *skb;
@@ -81,6 +81,60 @@ static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
 	aeth = (struct sib_aeth *)(skb->data + info->off_aeth);
 	sib_aeth_set(aeth, syndrome, qp->resp.msn);
 	sib_pkt_xmit(qp, &qp->av, skb);
+}
+
+/**
+ * sib_resp_ack_flush() - send the plain ACK the responder owes, if any
+ * @qp: RC or XRC target QP
+ *
+ * A packet that asks for an ACK (or ends a message that a duplicate
+ * repeats) does not get one at once: the ACK is owed, and one ACK of the
+ * newest PSN placed answers all requests of the same batch (IBTA
+ * 9.7.5.1.1: an ACK acknowledges every request up to its PSN). The
+ * responder pays it before any other answer it sends (NAK, RNR NAK, READ
+ * response, atomic ACK), so answers leave in PSN order, and its caller
+ * when the batch of received packets ends.
+ * Context: the QP's work (task.c) or a loopback delivery (loop.c).
+ */
+void sib_resp_ack_flush(struct sib_qp *qp)
+{
+	if (!qp->resp.ack_due)
+		return;
+	qp->resp.ack_due = false;
+	sib_resp_xmit_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
+			  qp->resp.ack_psn);
+}
+
+/*
+ * Answers leave in PSN order (IBTA 9.7.5.1): READ responses still queued
+ * for an earlier READ go before an answer to a later request. An ACK or
+ * NAK that overtook them would acknowledge the READ without its data: the
+ * requester must then ask for the READ again (an implied NAK), or, as
+ * rdma_rxe does, take it for done. Stops early only if the responses
+ * cannot be built now (no memory).
+ */
+static void sib_resp_reads_drain(struct sib_qp *qp)
+{
+	while (qp->resp.rd_tail != qp->resp.rd_head &&
+	       sib_resp_reads(qp, SIB_WORK_BUDGET) > 0)
+		;
+}
+
+/* a plain ACK of @psn is owed; a later one replaces an earlier one */
+static void sib_resp_ack_owe(struct sib_qp *qp, u32 psn)
+{
+	sib_resp_reads_drain(qp);
+	if (!qp->resp.ack_due || sib_psn_cmp(psn, qp->resp.ack_psn) > 0)
+		qp->resp.ack_psn = psn;
+	qp->resp.ack_due = true;
+}
+
+/* any other answer: queued READ responses and the owed ACK go first */
+static void sib_resp_send_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
+{
+	sib_resp_reads_drain(qp);
+	sib_resp_ack_flush(qp);
+	sib_resp_xmit_ack(qp, syndrome, psn);
 }
 
 static void sib_resp_recv_error(struct sib_qp *qp, u8 status)
@@ -336,6 +390,7 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	u64 va = be64_to_cpu(reth->va);
 	u32 rkey = be32_to_cpu(reth->rkey);
 
+	sib_resp_ack_flush(qp);		/* it answers earlier requests */
 	if (dup && sib_resp_read_rewind(qp, sib_pkt(skb)->psn))
 		return SIB_RESP_OK;
 	if (rs->rd_head - rs->rd_tail >= SIB_RDQ_SIZE)
@@ -394,6 +449,8 @@ static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
 	struct sib_atmack *ack;
 	struct sk_buff *skb;
 
+	sib_resp_reads_drain(qp);
+	sib_resp_ack_flush(qp);
 	skb = sib_skb_alloc(qp->dev, info->hdr_len + SIB_ICRC_LEN);
 	if (!skb)
 		return;
@@ -605,7 +662,8 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 	return true;
 
 access_err:
-	sib_resp_send_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, op->psn);
+	/* (the NAK answers this READ: later ones are dropped) */
+	sib_resp_xmit_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, op->psn);
 	qp->resp.rd_tail = qp->resp.rd_head;
 	sib_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 	return false;
@@ -716,9 +774,8 @@ static void sib_resp_duplicate(struct sib_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	if (sib_pkt(skb)->ackreq || (flags & SIB_OPF_END))
-		sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
-				  sib_psn_add(qp->resp.epsn,
-					      SIB_PSN_MASK - qp->resp.ack_lag));
+		sib_resp_ack_owe(qp, sib_psn_add(qp->resp.epsn,
+						 SIB_PSN_MASK - qp->resp.ack_lag));
 }
 
 static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
@@ -736,9 +793,10 @@ static void sib_resp_finish(struct sib_qp *qp, struct sk_buff *skb, u32 flags,
 			sib_resp_ack_lag(&qp->resp, 1);
 		else
 			qp->resp.ack_lag = 0;
-		if (pkt->ackreq && !(flags & SIB_OPF_ATOMIC))
-			sib_resp_send_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
-					  pkt->psn);
+		/* owed, or owed already: the newest PSN placed answers */
+		if (!(flags & SIB_OPF_ATOMIC) &&
+		    (pkt->ackreq || qp->resp.ack_due))
+			sib_resp_ack_owe(qp, pkt->psn);
 		return;
 	case SIB_RESP_RNR:
 		sib_counter_inc(qp->dev, SIB_CNT_RNR_NAK_SENT);
@@ -813,6 +871,8 @@ static void sib_resp_uc(struct sib_qp *qp, struct sk_buff *skb, u32 flags)
  * @qp: RC, UC, UD, GSI or XRC target QP
  * @skb: validated packet; consumed
  *
+ * A plain ACK it owes is sent by the next answer or by
+ * sib_resp_ack_flush(), which the caller calls after its batch.
  * Context: the QP's work.
  */
 void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)

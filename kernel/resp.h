@@ -6,5 +6,6 @@
 
 void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb);
 int sib_resp_reads(struct sib_qp *qp, int budget);
+void sib_resp_ack_flush(struct sib_qp *qp);
 
 #endif

@@ -369,6 +369,8 @@ struct sib_resp_state {
 	u32 msn;
 	u32 ack_lag;			/* PSNs of READs/atomics since the last SEND/WRITE */
 	bool nak_sent;
+	bool ack_due;			/* a plain ACK of @ack_psn is owed (resp.c) */
+	u32 ack_psn;
 	u8 cur;				/* 0, SIB_OPF_SEND or SIB_OPF_WRITE in progress */
 	bool have_rwqe;
 	u32 recv_off;

@@ -169,6 +169,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 			sib_resp_rcv(qp, skb);
 		}
 	}
+	sib_resp_ack_flush(qp);
 	/* requests of the last round that are still not acknowledged */
 	sib_timer_retrans_flush(qp);
 	sib_qp_timer_events(qp);
