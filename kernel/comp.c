@@ -487,13 +487,69 @@ void sib_comp_timeout(struct sib_qp *qp)
 	sib_timer_retrans_progress(qp, true);
 }
 
+/*
+ * Tail loss probe: the first probe since the last progress resends only
+ * the newest packet sent, asking for an ACK, when it belongs to a SEND or
+ * an RDMA WRITE and the requester is not going back already. The packets
+ * before it usually arrived (a lost one in the middle is NAKed as soon as
+ * a later one arrives; nothing follows a lost last one), so sending the
+ * whole window again would mostly make duplicates. If only the newest
+ * was lost, this one packet ends the wait; if an earlier one was, the
+ * responder NAKs the gap and the requester goes back to just there. The
+ * next probe without progress goes back to the oldest packet. Sending
+ * then goes on after the probe as before. Returns false when it does not
+ * apply.
+ */
+static bool sib_comp_probe_tail(struct sib_qp *qp)
+{
+	struct sib_swqe *sw;
+	u32 i, k;
+
+	if (qp->req.win.probes || qp->req.psn != sib_win_next_psn(qp) ||
+	    qp->sq.req != sib_comp_sent_end(qp))
+		return false;
+	if (qp->req.off) {
+		i = qp->sq.req;
+		k = qp->req.off / qp->mtu;
+	} else {
+		i = qp->sq.req - 1;
+		k = sib_swqe_at(qp, i)->npkts;
+	}
+	if ((s32)(i - qp->sq.comp) < 0 || !k)
+		return false;
+	sw = sib_swqe_at(qp, i);
+	switch (sw->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return false;
+	}
+	if (k > sw->npkts ||
+	    sib_psn_add(sw->first_psn, k) != qp->req.psn)
+		return false;
+	sib_counter_inc(qp->dev, SIB_CNT_RETRANSMITS);
+	trace_sib_retransmit(qp->ibqp.qp_num, sib_psn_add(sw->first_psn, k - 1),
+			     "tail probe");
+	qp->sq.req = i;
+	qp->req.off = (k - 1) * qp->mtu;
+	qp->req.psn = sib_psn_add(sw->first_psn, k - 1);
+	qp->req.since_ackreq = SIB_ACK_REQ_EVERY;	/* it asks for an ACK */
+	return true;
+}
+
 /**
  * sib_comp_probe() - the loss probe fired: no progress for a few RTTs
  * @qp: RC QP
  *
- * Goes back to the oldest unacknowledged packet now, without counting a
- * retry: only the local ACK timeout counts against retry_cnt (see
- * timers.c). Context: the QP's work.
+ * The first probe since progress resends the newest packet (a tail loss
+ * probe, see sib_comp_probe_tail()), later ones go back to the oldest
+ * unacknowledged packet; neither counts a retry: only the local ACK
+ * timeout counts against retry_cnt (see timers.c). Context: the QP's
+ * work.
  */
 void sib_comp_probe(struct sib_qp *qp)
 {
@@ -503,7 +559,12 @@ void sib_comp_probe(struct sib_qp *qp)
 	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
 		return;
 	sib_counter_inc(qp->dev, SIB_CNT_LOSS_PROBES);
-	sib_win_loss(qp, false);
-	sib_comp_restart(qp, "loss probe");
+	/* (a tail probe keeps the window: it must fit in it) */
+	if (sib_comp_probe_tail(qp)) {
+		sib_win_rtt_forget(qp);
+	} else {
+		sib_win_loss(qp, false);
+		sib_comp_restart(qp, "loss probe");
+	}
 	sib_timer_probe_rearm(qp);
 }

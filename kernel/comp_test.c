@@ -243,6 +243,50 @@ static void sib_comp_test_seq_nak_restarts(struct kunit *test)
 	sib_ct_done(&t);
 }
 
+/*
+ * The first loss probe since progress resends only the newest packet,
+ * with AckReq (a tail loss probe); the next goes back to the oldest; a
+ * READ at the tail is never probed alone.
+ */
+static void sib_comp_test_probe_tail_then_oldest(struct kunit *test)
+{
+	struct sib_ct t;
+	struct sib_qp *qp;
+
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* 100 */
+	sib_ct_post(&t, 2, 3);	/* 101..103 */
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 1U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 103U);
+	KUNIT_EXPECT_EQ(test, qp->req.off, 2 * qp->mtu);
+	KUNIT_EXPECT_GE(test, qp->req.since_ackreq, (u32)SIB_ACK_REQ_EVERY);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_LOSS_PROBES), 1LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RETRANSMITS), 1LL);
+	/* the requester sent 103 again; still no answer: back to 100 */
+	qp->req.psn = 104;
+	qp->req.off = 0;
+	qp->sq.req = 2;
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_left, 7U);	/* no retry counted */
+	sib_ct_done(&t);
+
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* 100 */
+	sib_ct_post(&t, 2, 3);	/* 101..103, a READ */
+	sib_swqe_at(qp, 1)->wqe.opcode = IB_WR_RDMA_READ;
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	sib_ct_done(&t);
+}
+
 static void sib_comp_test_timeout_counts_retries(struct kunit *test)
 {
 	struct sib_ct t;
@@ -411,6 +455,7 @@ static void sib_comp_test_drop_outside_rts(struct kunit *test)
 }
 
 static struct kunit_case sib_comp_test_cases[] = {
+	KUNIT_CASE(sib_comp_test_probe_tail_then_oldest),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),
 	KUNIT_CASE(sib_comp_test_ack_bogus_psn_ignored),
 	KUNIT_CASE(sib_comp_test_seq_nak_restarts),

@@ -94,6 +94,7 @@
 /* engine tuning */
 #define SIB_MAX_INFLIGHT_PKTS	512	/* unacked request packets per RC QP */
 #define SIB_ACK_REQ_EVERY	16	/* AckReq at least this often */
+#define SIB_ACK_REQ_MIN		4	/* ... and at most (a full window asks too) */
 #define SIB_READ_CHUNK_MIN	8	/* READ responses asked for per request: */
 #define SIB_READ_CHUNK_MAX	256	/* the send window, within these bounds */
 #define SIB_RX_QUEUE_MAX	8192	/* skbs waiting for one QP */

@@ -18,11 +18,13 @@
  * of a TCG guest is an emulated HPET, slow to read; backed off on every
  * expiry without progress). Both timers start when the QP's run ends
  * (sib_timer_retrans_flush()), so a request ACKed within the run, as on
- * loopback, never touches them. When it fires the requester goes back to
- * the oldest unacknowledged packet at once instead of waiting for the
- * much longer local ACK timeout: this recovers a lost last packet of a
- * burst, or a lost retransmission after a sequence NAK (the responder
- * NAKs a gap only once). Backed off, it still fires at half the local
+ * loopback, never touches them. When it first fires the requester sends
+ * its newest packet again, asking for an ACK (a tail loss probe, comp.c);
+ * when it fires again without progress it goes back to the oldest
+ * unacknowledged packet, instead of waiting for the much longer local
+ * ACK timeout: this recovers a lost last packet of a burst, or a lost
+ * retransmission after a sequence NAK (the responder NAKs a gap only
+ * once). Backed off, it still fires at half the local
  * ACK timer's period, so every retry has a second chance. It never
  * touches retry_cnt.
  * Send window: packets in flight are bounded by cwnd, halved (at most
@@ -50,7 +52,7 @@ static const u32 sib_rnr_usecs[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-#define SIB_WIN_INIT		64	/* packets */
+#define SIB_WIN_INIT		16	/* packets */
 #define SIB_WIN_MIN		2
 #define SIB_PROBE_MIN_US	2000
 #define SIB_PROBE_FIRST_US	2000	/* before the first RTT sample */
@@ -399,7 +401,8 @@ u16 sib_win_read_chunk(struct sib_qp *qp)
  */
 u32 sib_win_ackreq_every(struct sib_qp *qp)
 {
-	return clamp_t(u32, sib_win(qp)->cwnd / 2, 1, SIB_ACK_REQ_EVERY);
+	return clamp_t(u32, sib_win(qp)->cwnd / 2, SIB_ACK_REQ_MIN,
+		       SIB_ACK_REQ_EVERY);
 }
 
 /**
@@ -498,6 +501,19 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 		w->acc -= w->cwnd;
 		w->cwnd = min_t(u32, w->cwnd + 1, SIB_MAX_INFLIGHT_PKTS);
 	}
+}
+
+/**
+ * sib_win_rtt_forget() - a packet is resent without going back
+ * @qp: RC QP
+ *
+ * Drops the running RTT sample: its packet may be the one resent, and
+ * an ACK would then not tell which copy it answers (Karn's rule).
+ * Context: the QP's work.
+ */
+void sib_win_rtt_forget(struct sib_qp *qp)
+{
+	qp->req.win.rtt_on = false;
 }
 
 /**

@@ -25,5 +25,6 @@ void sib_win_span_sent(struct sib_qp *qp, u32 last);
 u32 sib_win_next_psn(struct sib_qp *qp);
 void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts);
 void sib_win_loss(struct sib_qp *qp, bool timeout);
+void sib_win_rtt_forget(struct sib_qp *qp);
 
 #endif

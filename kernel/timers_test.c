@@ -344,7 +344,7 @@ static void sib_timers_test_read_chunks(struct kunit *test)
 	struct sib_qp *qp = sib_tt_qp(test, 14);
 	struct sib_swqe sw = { .npkts = 100 };
 
-	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), 64);	/* initial */
+	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), 16);	/* initial */
 	qp->req.win.cwnd = 100;
 	KUNIT_EXPECT_EQ(test, sib_win_read_chunk(qp), 64);
 	qp->req.win.cwnd = 512;
@@ -402,30 +402,34 @@ static void sib_timers_test_probe_small_timeout(struct kunit *test)
 	sib_tt_done(qp);
 }
 
-/* the send window: starts at 64, halves once per window, 2 after a timeout */
+/*
+ * the send window: starts at 16, halves once per window, 2 after a
+ * timeout; AckReq every half window, but not more often than every 4
+ */
 static void sib_timers_test_window_loss(struct kunit *test)
 {
 	struct sib_qp *qp = sib_tt_qp(test, 14);
 
 	qp->req.psn = 0xfffff0;		/* across the 24-bit wrap */
-	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 63));
-	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 64));
-	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 16U);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 15));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 16));
+	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 8U);
 	qp->req.win.max_psn = 0x000010;	/* 32 packets sent */
 	sib_win_loss(qp, false);
-	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 31));
-	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 32));
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 7));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 8));
+	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 4U);
 	/* a second NAK in the same window does not cut again */
 	sib_win_loss(qp, false);
-	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 31));
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 7));
 	/* no growth before the recovery point is acknowledged */
 	sib_win_acked(qp, 0xfffff8, 8);
-	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 32));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 8));
 	/* a timeout always cuts, to the minimum */
 	sib_win_loss(qp, true);
 	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 1));
 	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 2));
-	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 1U);
+	KUNIT_EXPECT_EQ(test, sib_win_ackreq_every(qp), 4U);	/* a full window asks */
 	sib_tt_done(qp);
 }
 
@@ -437,12 +441,12 @@ static void sib_timers_test_window_growth(struct kunit *test)
 	qp->req.win.max_psn = 0;
 	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 0));
 	qp->req.win.max_psn = 100;
-	sib_win_loss(qp, false);		/* cwnd 32, ssthresh 32 */
+	sib_win_loss(qp, false);		/* cwnd 8, ssthresh 8 */
 	sib_win_acked(qp, 99, 1);		/* recovery over */
 	KUNIT_EXPECT_FALSE(test, qp->req.win.recovering);
-	sib_win_acked(qp, 131, 32);		/* one window: +1 */
-	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 32));
-	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 33));
+	sib_win_acked(qp, 107, 8);		/* one window: +1 */
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 8));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 9));
 	KUNIT_EXPECT_EQ(test, sib_win_next_psn(qp), 100U);
 	sib_tt_done(qp);
 }
