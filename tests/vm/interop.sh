@@ -326,7 +326,7 @@ cell() {
 }
 
 # ---------------------------------------------------------------- field cases
-# Cases from public bug reports of rdma_rxe, siw and rdma-core providers (README.md, "Field
+# Cases from public bug reports of rdma_rxe, siw and rdma-core providers (docs/testing.md, "Field
 # cases"): tests/field/field-check between sib1 and rxe0 both ways and sib2 -> sib3, IPv4
 # GIDs and sib1 <-> rxe0 over IPv6 link-local GIDs; mckey multicast between sib1 and rxe0
 # both ways; tools/load/sib-load with atomics between sib1 and rxe0 under netem loss,

@@ -129,7 +129,7 @@ if [[ -n $GID ]]; then
 		pair rc_pingpong_chk_odd ibv_rc_pingpong -d "$DEV" -g "$GID" -s 10007 -n 100 --chk
 		pingpong_check rc_pingpong_chk_odd 2001400 100
 		# the bug-report cases of tests/field/field-check between two QPs of DEV (the
-		# same-device path; README "Field cases"); rdma_rxe of 6.1 / rdma-core 44 fails
+		# same-device path; docs/testing.md "Field cases"); rdma_rxe of 6.1 / rdma-core 44 fails
 		# wr_api and flush, so they are left out on rxe devices
 		fc=""; [[ $DEV == rxe* ]] && fc="-o zero_len,inline_max,sge_zero,atomics,too_many_sge,ud_over_mtu,solicited,mw_inv,srq_limit,local"
 		echo "== field_loopback: field-check -d $DEV -D $DEV $fc"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sib-load: options, device and QP setup, device counters, the summary.
- * See README.md in this directory.
+ * See docs/tools.md, "tools/load/sib-load", and man/sib-load.1.
  */
 #include <dirent.h>
 #include <errno.h>
