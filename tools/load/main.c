@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,7 +63,9 @@ static void usage(FILE *f)
 "  -h, --help               this help\n"
 "\n"
 "Exit status: 0 when no byte mismatched, no completion was lost, duplicated, unknown or wrong\n"
-"and no error status occurred (or only the expected one); 1 otherwise; 2 on setup errors.\n",
+"and no error status occurred (or only the expected one); 1 otherwise; 2 on setup errors\n"
+"and usage errors (an unknown option, an option without its value, a bad number: one line\n"
+"on stderr).\n",
 		LOAD_MAX_SGE);
 }
 
@@ -119,21 +122,33 @@ static const char *status_name(int st)
 	return "IBV_WC_?";
 }
 
+/* digits first: strtoull and strtol would take a sign ("-1" is ULLONG_MAX) or blanks */
+static bool starts_with_digit(const char *s)
+{
+	return *s >= '0' && *s <= '9';
+}
+
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	int shift = 0;
 
+	if (!starts_with_digit(s))
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
+	if (v > (~0ULL >> shift))
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end++;
 	if (*end == 'B')
@@ -149,11 +164,29 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	char *end;
 	long v;
 
+	if (!starts_with_digit(s))
+		return -1;
 	errno = 0;
 	v = strtol(s, &end, 0);
 	if (errno || end == s || *end || v < lo || v > hi)
 		return -1;
 	*out = (int)v;
+	return 0;
+}
+
+/* seconds: a positive, finite decimal number (strtod, end pointer checked; atof took "12x") */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!starts_with_digit(s) && *s != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e9)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -242,10 +275,9 @@ static int parse_num_opt(int c, const char *arg, struct load_opts *o)
 			return bad_arg("--max-size (at most 1G)", arg);
 		o->max_size = v;
 		return 0;
-	case 't': o->seconds = atof(arg); return o->seconds > 0 ? 0 : bad_arg("--time", arg);
+	case 't': return parse_seconds(arg, &o->seconds) ? bad_arg("--time", arg) : 0;
 	case 'T':
-		o->stall_timeout = atof(arg);
-		return o->stall_timeout > 0 ? 0 : bad_arg("--stall-timeout", arg);
+		return parse_seconds(arg, &o->stall_timeout) ? bad_arg("--stall-timeout", arg) : 0;
 	case 'm':
 		if (parse_int(arg, 256, 4096, &mtu) || (mtu & (mtu - 1)))
 			return bad_arg("--mtu", arg);
@@ -253,11 +285,10 @@ static int parse_num_opt(int c, const char *arg, struct load_opts *o)
 			;
 		return 0;
 	case OPT_RECV_DELAY:
-		o->recv_delay = atof(arg);
-		return o->recv_delay > 0 ? 0 : bad_arg("--recv-delay", arg);
+		return parse_seconds(arg, &o->recv_delay) ? bad_arg("--recv-delay", arg) : 0;
 	case OPT_PEER_ERROR:
-		o->peer_error_after = atof(arg);
-		return o->peer_error_after > 0 ? 0 : bad_arg("--peer-error-after", arg);
+		return parse_seconds(arg, &o->peer_error_after) ?
+		       bad_arg("--peer-error-after", arg) : 0;
 	case OPT_SIGNAL:
 		return parse_int(arg, 1, 1 << 20, &o->signal_every) ? bad_arg("--signal-every", arg) : 0;
 	case OPT_ACK_TIMEOUT:
@@ -284,7 +315,9 @@ static int parse_args(int argc, char **argv, struct load_opts *o, bool *mix_give
 		.seed = load_mix64((uint64_t)getpid() ^ ((uint64_t)(load_now() * 1e6) << 16)) & 0xffffffffffffULL,
 	};
 	*mix_given = false;
-	while ((c = getopt_long(argc, argv, "d:D:p:g:q:n:t:b:M:S:o:s:T:m:vh", long_opts, NULL)) != -1) {
+	opterr = 0;	/* our own messages: "sib-load: PROBLEM (see --help)" */
+	while ((c = getopt_long(argc, argv, ":d:D:p:g:q:n:t:b:M:S:o:s:T:m:vh", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dev1 = optarg; break;
 		case 'D': o->dev2 = optarg; break;
@@ -304,7 +337,17 @@ static int parse_args(int argc, char **argv, struct load_opts *o, bool *mix_give
 			if (o->expect_status <= 0)
 				return bad_arg("--expect-status", optarg);
 			break;
-		case '?': return -1;
+		case ':':
+			fprintf(stderr, "sib-load: option %s needs a value (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		case '?':
+			if (optopt > 0 && optopt < 256)
+				fprintf(stderr, "sib-load: unknown option '-%c' (see --help)\n", optopt);
+			else
+				fprintf(stderr, "sib-load: unknown option '%s' (see --help)\n",
+					argv[optind - 1]);
+			return -1;
 		default:
 			if (parse_num_opt(c, optarg, o))
 				return -1;

@@ -13,9 +13,13 @@
  *   <op> <size> B <iters> iters: min X median Y p90 Z us, post W us, cpu C us/op
  * where post is the median time spent inside ibv_post_send() and cpu the
  * process's user+system CPU time per operation. Exit status 0, 1 on any
- * failure (a verb failed, an error completion, no completion in 10 s).
+ * failure (a verb failed, an error completion, no completion in 10 s), 2 on
+ * a usage error (one line on stderr).
  */
+#include <errno.h>
+#include <getopt.h>
 #include <infiniband/verbs.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,54 @@
 
 #define DIE(...) do { fprintf(stderr, "sib-lat1: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sib-lat1 -d DEV [-g GIDX] [-o send|write|read] [-s SIZE] [-n ITERS]\n"
+"\n"
+"The cost of one RC operation, in one thread: two RC QPs of DEV connected to each other,\n"
+"one signaled operation of SIZE bytes at a time, timed until its completions were polled.\n"
+"Prints \"<op> <size> B <iters> iters: min X median Y p90 Z us, post W us, cpu C us/op\".\n"
+"\n"
+"  -d, --dev DEV         the verbs device (default: the last one listed)\n"
+"  -g, --gid-index N     GID index 0..255 (default 1)\n"
+"  -o, --op OP           send, write or read (default send)\n"
+"  -s, --size SIZE       bytes per operation, 1..1073741824 (default 2)\n"
+"  -n, --iters N         iterations, 1..100000000 (default 1000)\n"
+"  -h, --help            this help\n"
+"\n"
+"Exit status: 0, 1 on a failure (a verb failed, an error completion, no completion in\n"
+"10 s), 2 usage error (one line on stderr).\n");
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sib-lat1: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return 2;
+}
+
+/* a whole decimal number min..max: digits only (no sign, no blanks) */
+static int parse_int(const char *s, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
 
 static double clock_us(void)
 {
@@ -151,23 +203,51 @@ int main(int argc, char **argv)
 	double *lat, *post, c0, c1;
 	char *bufa, *bufb;
 
-	while ((c = getopt(argc, argv, "d:g:o:s:n:")) != -1) {
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:g:o:s:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
-		case 'g': gidx = atoi(optarg); break;
-		case 'o': op = optarg; break;
-		case 's': size = atoi(optarg); break;
-		case 'n': iters = atoi(optarg); break;
+		case 'g':
+			if (parse_int(optarg, 0, 255, &gidx))
+				return usage_error("-g '%s': not a GID index 0..255", optarg);
+			break;
+		case 'o':
+			op = optarg;
+			if (strcmp(op, "send") && strcmp(op, "write") && strcmp(op, "read"))
+				return usage_error("-o '%s': not send, write or read", optarg);
+			break;
+		case 's':
+			if (parse_int(optarg, 1, 1L << 30, &size))
+				return usage_error("-s '%s': not a size 1..1073741824", optarg);
+			break;
+		case 'n':
+			if (parse_int(optarg, 1, 100000000, &iters))
+				return usage_error("-n '%s': not a number of iterations 1..100000000",
+						   optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			fprintf(stderr, "usage: sib-lat1 -d DEV [-g GIDX] "
-				"[-o send|write|read] [-s SIZE] [-n ITERS]\n");
-			return 2;
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (strcmp(op, "send") && strcmp(op, "write") && strcmp(op, "read"))
-		DIE("-o send|write|read");
-	if (size < 1 || iters < 1)
-		DIE("bad -s or -n");
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
 		if (!dev_name || !strcmp(ibv_get_device_name(list[i]), dev_name))

@@ -7,12 +7,68 @@
  * Copies a BYTES buffer (default 64 MiB, larger than the caches) into
  * another for about SECONDS (default 1) and prints
  * "memcpy_gbps <Gb/s> bytes <copied> seconds <elapsed>".
+ * Exit status 0, 1 when the buffers cannot be allocated, 2 on a usage
+ * error (one line on stderr).
  */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sib-memcpy [-s BYTES] [-t SECONDS]\n"
+"\n"
+"Single-thread memcpy bandwidth (the yardstick of tools/bench): copies a BYTES buffer into\n"
+"another for about SECONDS and prints \"memcpy_gbps <Gb/s> bytes <copied> seconds <elapsed>\".\n"
+"\n"
+"  -s, --size BYTES    buffer size, 1..2^40 (default 67108864, 64 MiB: larger than the caches)\n"
+"  -t, --time SECONDS  how long to copy, more than 0, at most 86400 (default 1)\n"
+"  -h, --help          this help\n"
+"\n"
+"Exit status: 0, 1 when the buffers cannot be allocated, 2 usage error (one line on stderr).\n");
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sib-memcpy: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return 2;
+}
+
+/* a whole number min..max: digits only (no sign, no blanks), base 0 as strtoul */
+static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 0);
+	return errno || *end || *out < min || *out > max ? -1 : 0;
+}
+
+static int parse_seconds(const char *s, double max, double *out)
+{
+	char *end;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || *end || !isfinite(*out) || *out <= 0 || *out > max ? -1 : 0;
+}
 
 static double now(void)
 {
@@ -29,19 +85,39 @@ int main(int argc, char **argv)
 	char *a, *b;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:t:h")) != -1) {
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "time", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	unsigned long v;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			size = strtoul(optarg, NULL, 0);
+			if (parse_ulong(optarg, 1, 1UL << 40, &v))
+				return usage_error("-s '%s': not a number of bytes 1..2^40", optarg);
+			size = v;
 			break;
 		case 't':
-			secs = atof(optarg);
+			if (parse_seconds(optarg, 86400, &secs))
+				return usage_error("-t '%s': not a number of seconds (0..86400]", optarg);
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			fprintf(stderr, "usage: sib-memcpy [-s BYTES] [-t SECONDS]\n");
-			return c == 'h' ? 0 : 2;
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
 	a = malloc(size);
 	b = malloc(size);
 	if (!a || !b || size == 0) {

@@ -16,9 +16,13 @@
  * (CQs and MRs are measured first: objects destroyed earlier may be freed
  * lazily and would hide what is allocated.)
  * Prints lines "qp_bytes ...", "qp_used ...", "cqe_bytes ...", "mr_page_bytes
- * ..." and exits 0, or 1 with a message on the first failure.
+ * ..." and exits 0, or 1 with a message on the first failure; 2 on a usage
+ * error (one line on stderr).
  */
+#include <errno.h>
+#include <getopt.h>
 #include <infiniband/verbs.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,55 @@ static long mem_free_kb(void)
 
 #define DIE(...) do { fprintf(stderr, "sib-memuse: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sib-memuse -d DEV [-g GIDX] [-q NQP] [-c CQES] [-m MIB]\n"
+"\n"
+"Memory a verbs device spends per QP, per CQ entry and per MR page (MemFree deltas): NQP RC\n"
+"QPs in four batches, then connected in pairs and used; four CQs of CQES entries; one MR of\n"
+"MIB MiB.  Prints \"qp_bytes ...\", \"qp_used ...\", \"cqe_bytes ...\", \"mr_page_bytes ...\".\n"
+"\n"
+"  -d, --dev DEV         the verbs device (default sib0)\n"
+"  -g, --gid-index N     GID index 0..255 of port 1 (default 1)\n"
+"  -q, --qps NQP         QPs, 8..1048576, rounded down to a multiple of 8 (default 2048)\n"
+"  -c, --cqes CQES       entries per CQ, 1..2147483647, at most the device's max_cqe\n"
+"                        (default 65536)\n"
+"  -m, --mr-mib MIB      MiB of the MR, 1..1048576 (default 256)\n"
+"  -h, --help            this help\n"
+"\n"
+"Exit status: 0, 1 on the first failure (the message on stderr), 2 usage error (one line\n"
+"on stderr).\n");
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sib-memuse: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return 2;
+}
+
+/* a whole decimal number min..max: digits only (no sign, no blanks) */
+static int parse_int(const char *s, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
 
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn, union ibv_gid *gid,
 		  int gidx, uint8_t port)
@@ -101,20 +154,51 @@ int main(int argc, char **argv)
 	double t0;
 	struct timespec ts;
 
-	while ((c = getopt(argc, argv, "d:g:q:c:m:h")) != -1) {
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "qps", required_argument, NULL, 'q' },
+		{ "cqes", required_argument, NULL, 'c' },
+		{ "mr-mib", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:g:q:c:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
-		case 'g': gidx = atoi(optarg); break;
-		case 'q': nqp = atoi(optarg) & ~7; break;
-		case 'c': cqes = atoi(optarg); break;
-		case 'm': mib = atoi(optarg); break;
+		case 'g':
+			if (parse_int(optarg, 0, 255, &gidx))
+				return usage_error("-g '%s': not a GID index 0..255", optarg);
+			break;
+		case 'q':
+			if (parse_int(optarg, 8, 1 << 20, &nqp))
+				return usage_error("-q '%s': not a number of QPs 8..1048576", optarg);
+			nqp &= ~7;
+			break;
+		case 'c':
+			if (parse_int(optarg, 1, 0x7fffffff, &cqes))
+				return usage_error("-c '%s': not a number of CQ entries 1..2147483647",
+						   optarg);
+			break;
+		case 'm':
+			if (parse_int(optarg, 1, 1 << 20, &mib))
+				return usage_error("-m '%s': not a number of MiB 1..1048576", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			fprintf(stderr, "usage: sib-memuse -d DEV [-g GIDX] [-q NQP] [-c CQES] [-m MIB]\n");
-			return c == 'h' ? 0 : 2;
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (nqp < 8)
-		DIE("-q must be at least 8");
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), devname))

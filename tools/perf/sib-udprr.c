@@ -13,12 +13,13 @@
  *   udp_rr <size> <iters> typical <median us> avg <us> p99 <us>
  * A datagram lost on the way is waited for 200 ms, counted and sent again
  * (the "lost" field follows when any was). Exit status 0, 1 on errors
- * (no answer after 50 tries, bad arguments).
+ * (no answer after 50 tries), 2 on a usage error (one line on stderr).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,50 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sib-udprr -l [-p PORT]\n"
-		   "       sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]\n");
+	fprintf(f,
+"Usage: sib-udprr -l [-p PORT]\n"
+"       sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]\n"
+"\n"
+"The UDP round trip of a link (the reference of tools/bench-hosts' latency figures): the\n"
+"server (-l) echoes every datagram until killed; the client sends one datagram of SIZE\n"
+"bytes, waits for its echo, and so on, and prints\n"
+"  udp_rr <size> <iters> typical <median us> avg <us> p99 <us> [lost <n>]\n"
+"\n"
+"  -l, --listen          be the server\n"
+"  -c, --connect HOST    be the client of the server on HOST\n"
+"  -p, --port PORT       UDP port 1..65535 (default 18620)\n"
+"  -s, --size SIZE       bytes per datagram, 1..%d (default 2)\n"
+"  -n, --iters N         timed exchanges, 1..10000000 (default 1000)\n"
+"  -w, --warmup N        untimed exchanges first, 0..10000000 (default 50)\n"
+"  -h, --help            this help\n"
+"\n"
+"Exit status: 0, 1 on errors (no answer after 50 tries of 200 ms, a socket error),\n"
+"2 usage error (one line on stderr).\n", MAX_SIZE);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sib-udprr: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return 2;
+}
+
+/* a whole number min..max: digits only (no sign, no blanks), strtoul's base */
+static int parse_ulong(const char *s, int base, unsigned long min, unsigned long max,
+		       unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, base);
+	return errno || *end || *out < min || *out > max ? -1 : 0;
 }
 
 static int serve(const char *port)
@@ -122,24 +165,59 @@ int main(int argc, char **argv)
 	char *out, *in;
 	int c, fd, listen_mode = 0;
 
-	while ((c = getopt(argc, argv, "lc:p:s:n:w:h")) != -1) {
+	static const struct option opts[] = {
+		{ "listen", no_argument, NULL, 'l' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	unsigned long v;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":lc:p:s:n:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_mode = 1; break;
 		case 'c': host = optarg; break;
-		case 'p': port = optarg; break;
-		case 's': size = strtoul(optarg, NULL, 0); break;
-		case 'n': iters = strtoul(optarg, NULL, 0); break;
-		case 'w': warm = strtoul(optarg, NULL, 0); break;
+		case 'p':
+			if (parse_ulong(optarg, 10, 1, 65535, &v))
+				return usage_error("-p '%s': not a UDP port 1..65535", optarg);
+			port = optarg;
+			break;
+		case 's':
+			if (parse_ulong(optarg, 0, 1, MAX_SIZE, &size))
+				return usage_error("-s '%s': not a size 1..%d", optarg, MAX_SIZE);
+			break;
+		case 'n':
+			if (parse_ulong(optarg, 0, 1, 10000000, &iters))
+				return usage_error("-n '%s': not a number of iterations 1..10000000",
+						   optarg);
+			break;
+		case 'w':
+			if (parse_ulong(optarg, 0, 0, 10000000, &warm))
+				return usage_error("-w '%s': not a number of iterations 0..10000000",
+						   optarg);
+			break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 1;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (listen_mode && host)
+		return usage_error("-l and -c exclude each other");
 	if (listen_mode)
 		return serve(port);
-	if (!host || !size || size > MAX_SIZE || !iters || iters > 10000000) {
-		usage(stderr);
-		return 1;
-	}
+	if (!host)
+		return usage_error("either -l (server) or -c HOST (client)");
 	if (getaddrinfo(host, port, &hints, &ai) || !ai) {
 		fprintf(stderr, "sib-udprr: cannot resolve %s\n", host);
 		return 1;

@@ -125,9 +125,12 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 {
 	char *end;
 
+	/* digits first: strtoul takes a sign ("-0" is 0) and leading blanks */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	*out = strtoul(s, &end, 0);
-	return errno || !*s || *end || *out > max ? -1 : 0;
+	return errno || *end || *out > max ? -1 : 0;
 }
 
 int main(int argc, char **argv)
