@@ -19,13 +19,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PERF_PROG "sib-lat1"
+#include "perf-args.h"
 
 #define DIE(...) do { fprintf(stderr, "sib-lat1: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)
@@ -48,34 +50,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0, 1 on a failure (a verb failed, an error completion, no completion in\n"
 "10 s), 2 usage error (one line on stderr).\n");
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sib-lat1: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return 2;
-}
-
-/* a whole decimal number min..max: digits only (no sign, no blanks) */
-static int parse_int(const char *s, long min, long max, int *out)
-{
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
 }
 
 static double clock_us(void)
@@ -238,12 +212,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return getopt_error(c, argv);
 		}
 	}
 	if (optind < argc)

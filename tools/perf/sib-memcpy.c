@@ -12,13 +12,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PERF_PROG "sib-memcpy"
+#include "perf-args.h"
 
 static void usage(FILE *f)
 {
@@ -33,41 +34,6 @@ static void usage(FILE *f)
 "  -h, --help          this help\n"
 "\n"
 "Exit status: 0, 1 when the buffers cannot be allocated, 2 usage error (one line on stderr).\n");
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sib-memcpy: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return 2;
-}
-
-/* a whole number min..max: digits only (no sign, no blanks), base 0 as strtoul */
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	return errno || *end || *out < min || *out > max ? -1 : 0;
-}
-
-static int parse_seconds(const char *s, double max, double *out)
-{
-	char *end;
-
-	if ((*s < '0' || *s > '9') && *s != '.')
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || *end || !isfinite(*out) || *out <= 0 || *out > max ? -1 : 0;
 }
 
 static double now(void)
@@ -97,7 +63,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_ulong(optarg, 1, 1UL << 40, &v))
+			if (parse_ulong(optarg, 0, 1, 1UL << 40, &v))
 				return usage_error("-s '%s': not a number of bytes 1..2^40", optarg);
 			size = v;
 			break;
@@ -108,12 +74,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return getopt_error(c, argv);
 		}
 	}
 	if (optind < argc)

@@ -22,12 +22,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PERF_PROG "sib-memuse"
+#include "perf-args.h"
 
 static long mem_free_kb(void)
 {
@@ -68,34 +70,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0, 1 on the first failure (the message on stderr), 2 usage error (one line\n"
 "on stderr).\n");
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sib-memuse: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return 2;
-}
-
-/* a whole decimal number min..max: digits only (no sign, no blanks) */
-static int parse_int(const char *s, long min, long max, int *out)
-{
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
 }
 
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn, union ibv_gid *gid,
@@ -189,12 +163,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return getopt_error(c, argv);
 		}
 	}
 	if (optind < argc)

@@ -19,13 +19,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PERF_PROG "sib-udprr"
+#include "perf-args.h"
 
 #define MAX_SIZE 65507
 
@@ -65,31 +67,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0, 1 on errors (no answer after 50 tries of 200 ms, a socket error),\n"
 "2 usage error (one line on stderr).\n", MAX_SIZE);
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sib-udprr: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return 2;
-}
-
-/* a whole number min..max: digits only (no sign, no blanks), strtoul's base */
-static int parse_ulong(const char *s, int base, unsigned long min, unsigned long max,
-		       unsigned long *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoul(s, &end, base);
-	return errno || *end || *out < min || *out > max ? -1 : 0;
 }
 
 static int serve(const char *port)
@@ -202,12 +179,8 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			return usage_error("option %s needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return getopt_error(c, argv);
 		}
 	}
 	if (optind < argc)
