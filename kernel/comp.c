@@ -11,7 +11,8 @@
 #include "comp.h"
 #include "hdr.h"
 #include "psn.h"
-#include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "mr.h"
 #include "timers.h"
 #include "trace.h"
@@ -419,6 +420,7 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
 	enum ib_qp_state state = sib_qp_state(qp);
 
+	sib_assert_runner(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		goto out;
@@ -450,6 +452,7 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 {
 	enum ib_qp_state state = sib_qp_state(qp);
 
+	sib_assert_runner(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		return;
@@ -472,6 +475,7 @@ void sib_comp_timeout(struct sib_qp *qp)
 {
 	enum ib_qp_state state = sib_qp_state(qp);
 
+	sib_assert_runner(qp);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
 		return;
@@ -555,6 +559,7 @@ void sib_comp_probe(struct sib_qp *qp)
 {
 	enum ib_qp_state state = sib_qp_state(qp);
 
+	sib_assert_runner(qp);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
 		return;

@@ -15,6 +15,8 @@
 #include "hdr.h"
 #include "psn.h"
 #include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "queue.h"
 #include "comp.h"
 #include "timers.h"
@@ -96,10 +98,14 @@ static void sib_ct_setup(struct kunit *test, struct sib_ct *t, u8 retry,
 	qp->comp.retry_left = retry;
 	qp->comp.rnr_left = rnr;
 	qp->state = IB_QPS_RTS;
+	/* the test drives the engines: it is the QP's runner */
+	sib_run_map_init(qp);
+	sib_run_acquire(qp, 0);
 }
 
 static void sib_ct_done(struct sib_ct *t)
 {
+	sib_run_release(t->qp);
 	set_bit(SIB_QPF_DESTROYING, &t->qp->flags);
 	sib_timers_stop(t->qp);
 	flush_work(&t->qp->work);

@@ -24,7 +24,8 @@
 #include "doorbell.h"
 #include "dbfile.h"
 #include "hdr.h"
-#include "qp.h"
+#include "qpcore.h"
+#include "task.h"
 #include "counters.h"
 
 static int UVERBS_HANDLER(SIB_METHOD_QP_DOORBELL)(struct uverbs_attr_bundle *attrs)

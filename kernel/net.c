@@ -16,11 +16,15 @@
 #include <net/udp_tunnel.h>
 #include <net/ip6_checksum.h>
 #include <net/addrconf.h>
+#include <rdma/ib_addr.h>
 
 #include "net.h"
 #include "icrc.h"
 #include "hdr.h"
 #include "counters.h"
+#include "qpcore.h"
+#include "recv.h"
+#include "trace.h"
 
 /*
  * struct sib_udp - the sockets of one network namespace
@@ -475,4 +479,48 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 		err = sib_xmit6(dev, sock, oif, skb);
 	rcu_read_unlock();
 	return net_xmit_eval(err);
+}
+
+/**
+ * sib_pkt_xmit() - send a packet built by an engine
+ * @qp: sending QP (UDP source port)
+ * @av: destination
+ * @skb: from sib_skb_alloc(), data at the BTH, headers and payload
+ *	 filled in; consumed
+ *
+ * Context: the QP's work. Return: 0 or -errno from the IP layer.
+ */
+int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
+		 struct sk_buff *skb)
+{
+	struct sib_dev *dev = qp->dev;
+	int err;
+
+	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
+			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
+			   skb->len);
+	/* the QP's P_Key entry went away: nothing leaves (see sib_qp_pkey()) */
+	if (!sib_pkey_valid(sib_bth_pkey((struct sib_bth *)skb->data))) {
+		sib_counter_inc(dev, SIB_CNT_DROP_PKEY_TX);
+		kfree_skb(skb);
+		return 0;
+	}
+	/* an XRC target sends only responses, in the XRC opcode range */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		skb->data[0] |= SIB_OP_XRC_BASE;
+	/* a UD AH with its own flow label picks its own UDP source port */
+	sib_net_push_hdrs(dev, av, skb, av->flow_label ?
+			  rdma_flow_label_to_udp_sport(av->flow_label) :
+			  qp->src_port);
+	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw))
+		sib_mcast_loop(dev, skb);
+	if (av->loopback) {
+		sib_rcv_loopback(dev, skb, qp->task_nested ? NULL : qp);
+		return 0;
+	}
+	err = sib_net_xmit(dev, av, skb);
+	if (err)
+		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
+	return err;
 }

@@ -44,6 +44,8 @@ bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len);
 int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n);
 void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		       struct sk_buff *skb, u16 sport);
+int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
+		 struct sk_buff *skb);
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 		 struct sk_buff *skb);
 

@@ -3,9 +3,9 @@
  * softib: the receive path. UDP -> ICRC -> BTH -> opcode table -> P_Key
  * -> QP -> the QP's receive queue, where its work picks the packet up.
  * Everything read from the wire is checked here before any engine sees
- * it; a bad packet is dropped and counted. Also the transmit entry of the
- * engines: packets to one of the device's own GIDs are looped straight
- * back into this path without a wire, a route or an ICRC.
+ * it; a bad packet is dropped and counted. Packets the device sends to
+ * one of its own GIDs enter here from transmit (net.c), without a wire, a
+ * route or an ICRC.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -17,8 +17,8 @@
 #include "hdr.h"
 #include "icrc.h"
 #include "net.h"
-#include "qp.h"
-#include "task.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "trace.h"
 #include "mcast.h"
 
@@ -96,15 +96,19 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 		sib_qp_poke(qp);
 }
 
-/*
- * @qp when it is the QP numbered @qpn: referenced again without a lookup.
- * For the QP a sender's round looped its previous packet to (loop_peer:
- * sib_qp_run_after() holds it until the round ends) or, for a sender
- * running nested, the QP whose run runs it (loop_parent: alive while its
- * run lasts). A QP being destroyed is left to the lookup, which no longer
- * finds it.
+/**
+ * sib_rcv_loop_known() - a QP already at hand, when it is the one numbered @qpn
+ * @qp: candidate or NULL: the QP a sender's round looped its latest
+ *	packet to (sib_qp_loop_peer(): sib_qp_run_after() holds it until
+ *	the round ends) or, for a sender running nested, the QP whose run
+ *	runs it (loop.parent: alive while its run lasts)
+ * @qpn: destination QP number
+ *
+ * Referenced again without a lookup. A QP being destroyed is left to the
+ * lookup, which no longer finds it.
+ * Context: the sender's run. Return: @qp referenced, or NULL.
  */
-static struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn)
+struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn)
 {
 	if (!qp || qp->ibqp.qp_num != qpn ||
 	    test_bit(SIB_QPF_DESTROYING, &qp->flags))
@@ -257,7 +261,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		sib_rcv_mcast(dev, skb);
 		return;
 	}
-	qp = sender ? sib_rcv_loop_known(sender->loop_peer, pkt->qpn) : NULL;
+	qp = sender ? sib_rcv_loop_known(sib_qp_loop_peer(sender), pkt->qpn) : NULL;
 	if (!qp)
 		qp = sib_qp_get(dev, pkt->qpn);
 	if (!qp) {
@@ -324,168 +328,40 @@ drop:
 	return 0;
 }
 
-/*
- * A multicast packet also goes to this device's own group members, as
- * if it had come back from the wire (IBTA 10.5.2.2: every attached QP
- * in the subnet, the sender's port included). A private copy: the wire
- * path still rewrites the IP header and appends the ICRC.
+/**
+ * sib_rcv_loopback() - receive a packet sent to one of the device's own GIDs
+ * @dev: device
+ * @skb: the packet as built for the wire (IP and UDP headers pushed, no
+ *	 ICRC); consumed
+ * @sender: the sending QP when its run may run the destination after its
+ *	    round (sib_qp_run_after()), else NULL
+ *
+ * No wire, route or ICRC: the packet enters the receive path at its BTH.
+ * Context: the sender's run, or any for NULL @sender.
  */
-static void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
+void sib_rcv_loopback(struct sib_dev *dev, struct sk_buff *skb,
+		      struct sib_qp *sender)
+{
+	sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
+	skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	skb->dev = dev->ndev;
+	sib_rcv(dev, skb, true, sender);
+}
+
+/**
+ * sib_mcast_loop() - a multicast packet for the device's own group members
+ * @dev: device
+ * @skb: the packet as built for the wire; only read
+ *
+ * Every attached QP in the subnet gets it, the sender's port included
+ * (IBTA 10.5.2.2), as if it had come back from the wire. The copy is
+ * private: the wire path still rewrites the IP header and appends the
+ * ICRC. Context: the sender's run.
+ */
+void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb)
 {
 	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
 
-	if (!copy)
-		return;
-	sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
-	skb_pull(copy, skb_transport_offset(copy) + sizeof(struct udphdr));
-	copy->dev = dev->ndev;
-	sib_rcv(dev, copy, true, NULL);
-}
-
-/**
- * sib_loop_target() - the RC QP of this device an RC QP's packet goes to
- * @qp: sending RC QP whose path is loopback
- *
- * The checks a packet of @qp would meet on its way to the destination
- * QP without building it: the sender's P_Key, the port's P_Key table,
- * the destination QP and its type and P_Key (IBTA 10.9.3).
- * Context: the QP's work. Return: the destination QP, referenced (put it
- * with sib_qp_put()), or NULL when one of the checks fails or @qp is no
- * loopback RC QP: the caller then sends a packet, whose path counts
- * the drop.
- */
-struct sib_qp *sib_loop_target(struct sib_qp *qp)
-{
-	struct sib_dev *dev = qp->dev;
-	struct sib_qp *rqp;
-
-	if (!qp->av.loopback || qp->ibqp.qp_type != IB_QPT_RC)
-		return NULL;
-	rqp = sib_rcv_loop_known(qp->task_nested ? qp->loop_parent :
-				 qp->loop_peer, qp->dest_qpn);
-	if (!rqp)
-		rqp = sib_qp_get(dev, qp->dest_qpn);
-	if (!rqp)
-		return NULL;
-	if (rqp->ibqp.qp_type != IB_QPT_RC ||
-	    !sib_pkey_loop_ok(&dev->pkey, READ_ONCE(qp->pkey_index),
-			      READ_ONCE(rqp->pkey_index))) {
-		sib_qp_put(rqp);
-		return NULL;
-	}
-	return rqp;
-}
-
-/**
- * sib_ack_xmit_loopback() - send a plain ACK to a QP of this device
- * @qp: responding RC QP whose path is loopback
- * @syn: AETH syndrome
- * @psn: BTH PSN
- *
- * No packet is built, sent or parsed. While @qp answers a request handed
- * to it directly (loop.c) the answer, ACK or NAK, goes back to that
- * requester at once (qp->lb_answer). Otherwise a plain ACK's PSN and
- * syndrome go into the requester's lb_ack slot, which its round takes
- * before the packets in rxq, after the checks of sib_loop_target(); only
- * while the slot is free and rxq is empty, so that the order of
- * acknowledgements and responses stays that of the wire; otherwise (and
- * for NAKs) the caller sends a packet.
- * Context: the QP's work. Return: true when the ACK was taken (or
- * dropped and counted), false when the caller must send it as a packet.
- */
-bool sib_ack_xmit_loopback(struct sib_qp *qp, u8 syn, u32 psn)
-{
-	struct sib_dev *dev = qp->dev;
-	struct sib_qp *rqp;
-	unsigned long flags;
-	bool taken;
-
-	if (qp->lb_answer) {
-		/* the answer to a request handed over directly (loop.c) */
-		qp->lb_answer->valid = true;
-		qp->lb_answer->syn = syn;
-		qp->lb_answer->psn = psn;
-		trace_sib_pkt_xmit(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
-		sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
-		sib_counter_inc(dev, SIB_CNT_LOOPBACK_ACKS);
-		sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
-		trace_sib_pkt_rcv(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
-		return true;
-	}
-	if ((syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK)
-		return false;
-	rqp = sib_loop_target(qp);
-	if (!rqp)
-		return false;	/* the packet path counts what it drops */
-	spin_lock_irqsave(&rqp->rxq.lock, flags);
-	taken = !rqp->lb_ack_valid && skb_queue_empty(&rqp->rxq);
-	if (taken) {
-		rqp->lb_ack_psn = psn;
-		rqp->lb_ack_syn = syn;
-		rqp->lb_ack_valid = true;
-	}
-	spin_unlock_irqrestore(&rqp->rxq.lock, flags);
-	if (taken) {
-		trace_sib_pkt_xmit(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
-		sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
-		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
-		sib_counter_inc(dev, SIB_CNT_LOOPBACK_ACKS);
-		sib_counter_inc(dev, SIB_CNT_RCVD_PKTS);
-		trace_sib_pkt_rcv(qp->dest_qpn, SIB_OP_RC_ACK, psn, 0);
-		if (!qp->task_nested)
-			sib_qp_run_after(qp, rqp);
-		else
-			sib_qp_poke(rqp);
-	}
-	sib_qp_put(rqp);
-	return taken;
-}
-
-/**
- * sib_pkt_xmit() - send a packet built by an engine
- * @qp: sending QP (UDP source port)
- * @av: destination
- * @skb: from sib_skb_alloc(), data at the BTH, headers and payload
- *	 filled in; consumed
- *
- * Context: the QP's work. Return: 0 or -errno from the IP layer.
- */
-int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
-		 struct sk_buff *skb)
-{
-	struct sib_dev *dev = qp->dev;
-	unsigned int hlen;
-	int err;
-
-	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
-			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
-			   skb->len);
-	/* the QP's P_Key entry went away: nothing leaves (see sib_qp_pkey()) */
-	if (!sib_pkey_valid(sib_bth_pkey((struct sib_bth *)skb->data))) {
-		sib_counter_inc(dev, SIB_CNT_DROP_PKEY_TX);
-		kfree_skb(skb);
-		return 0;
-	}
-	/* an XRC target sends only responses, in the XRC opcode range */
-	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
-		skb->data[0] |= SIB_OP_XRC_BASE;
-	/* a UD AH with its own flow label picks its own UDP source port */
-	sib_net_push_hdrs(dev, av, skb, av->flow_label ?
-			  rdma_flow_label_to_udp_sport(av->flow_label) :
-			  qp->src_port);
-	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
-	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw))
-		sib_mcast_loop(dev, skb);
-	if (av->loopback) {
-		sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
-		hlen = skb_transport_offset(skb) + sizeof(struct udphdr);
-		skb_pull(skb, hlen);
-		skb->dev = dev->ndev;
-		sib_rcv(dev, skb, true, qp->task_nested ? NULL : qp);
-		return 0;
-	}
-	err = sib_net_xmit(dev, av, skb);
-	if (err)
-		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
-	return err;
+	if (copy)
+		sib_rcv_loopback(dev, copy, NULL);
 }

@@ -5,10 +5,10 @@
 #include "softib.h"
 
 int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
-int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
-		 struct sk_buff *skb);
-bool sib_ack_xmit_loopback(struct sib_qp *qp, u8 syn, u32 psn);
-struct sib_qp *sib_loop_target(struct sib_qp *qp);
+void sib_rcv_loopback(struct sib_dev *dev, struct sk_buff *skb,
+		      struct sib_qp *sender);
+void sib_mcast_loop(struct sib_dev *dev, struct sk_buff *skb);
+struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn);
 void sib_pkt_init(struct sk_buff *skb, u32 paylen, bool loopback, u8 net_type);
 
 #endif

@@ -9,16 +9,17 @@
 #include "req.h"
 #include "hdr.h"
 #include "psn.h"
-#include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
-#include "recv.h"
 #include "loop.h"
 #include "timers.h"
 
 enum sib_req_step {
 	SIB_REQ_SENT,		/* one packet went out */
+	SIB_REQ_HANDOFF,	/* one request handed over directly (loop.c) */
 	SIB_REQ_IDLE,		/* nothing to do or blocked */
 	SIB_REQ_ERROR,		/* the QP went to error */
 };
@@ -510,8 +511,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		qp->sq.req++;
 	}
 	if (lp.rqp) {
-		sib_loop_deliver(qp, &lp, skb, paylen);
-		return SIB_REQ_SENT;
+		sib_loop_handoff(qp, &lp, skb, paylen);
+		return SIB_REQ_HANDOFF;
 	}
 	sib_pkt_xmit(qp, &qp->av, skb);
 	if (!uc) {
@@ -551,13 +552,24 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
  * @qp: QP
  * @budget: at most this many packets
  *
- * Context: the QP's work. Return: packets sent (== @budget: maybe more).
+ * Stops after a request handed over directly (sib_loop_handoff()): the
+ * runner delivers it, then calls again.
+ * Context: the QP's run. Return: packets sent (== @budget: maybe more).
  */
 int sib_req_run(struct sib_qp *qp, int budget)
 {
+	enum sib_req_step step;
 	int n = 0;
 
-	while (n < budget && sib_req_step(qp) == SIB_REQ_SENT)
+	sib_assert_runner(qp);
+	while (n < budget) {
+		step = sib_req_step(qp);
+		if (step != SIB_REQ_SENT && step != SIB_REQ_HANDOFF)
+			break;
 		n++;
+		/* the runner delivers it before the next request */
+		if (step == SIB_REQ_HANDOFF)
+			break;
+	}
 	return n;
 }

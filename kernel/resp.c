@@ -16,12 +16,13 @@
 #include "resp.h"
 #include "hdr.h"
 #include "psn.h"
-#include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "queue.h"
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
-#include "recv.h"
+#include "loop.h"
 #include "srq.h"
 
 enum sib_resp_res {
@@ -98,6 +99,7 @@ static void sib_resp_xmit_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
  */
 void sib_resp_ack_flush(struct sib_qp *qp)
 {
+	sib_assert_runner(qp);
 	if (!qp->resp.ack_due)
 		return;
 	qp->resp.ack_due = false;
@@ -681,6 +683,7 @@ int sib_resp_reads(struct sib_qp *qp, int budget)
 	struct sib_resp_state *rs = &qp->resp;
 	int n = 0;
 
+	sib_assert_runner(qp);
 	while (n < budget && rs->rd_tail != rs->rd_head &&
 	       sib_qp_state(qp) != IB_QPS_ERR) {
 		if (!sib_resp_read_pkt(qp, &rs->rdq[rs->rd_tail % SIB_RDQ_SIZE]))
@@ -883,6 +886,7 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	enum sib_resp_res res;
 	int d;
 
+	sib_assert_runner(qp);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);

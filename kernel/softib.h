@@ -23,6 +23,7 @@
 #include <linux/refcount.h>
 #include <linux/timer.h>
 #include <linux/hrtimer.h>
+#include <linux/lockdep.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <rdma/softib-abi.h>
@@ -415,6 +416,72 @@ struct sib_lb_answer {
 	u32 psn;
 };
 
+/* how a direct delivery holds its responder (sib_task_claim(), sched.c) */
+enum sib_claim {
+	SIB_CLAIM_NONE,			/* another context runs it: send a packet */
+	SIB_CLAIM_TAKEN,		/* the caller is its runner until released */
+	SIB_CLAIM_OWN,			/* the caller's own run holds it already */
+};
+
+/**
+ * struct sib_loop - a responder claimed for a request handed over directly
+ * @rqp: the responder QP, referenced; NULL: none (send a packet)
+ * @claim: how (sib_task_claim())
+ */
+struct sib_loop {
+	struct sib_qp *rqp;
+	enum sib_claim claim;
+};
+
+/* QPs a runner keeps to run after its round (sib_qp_run_after()) */
+#define SIB_LOOP_PEERS		4
+
+/**
+ * struct sib_loop_state - a QP's side of the same-device path (loop.c)
+ * @ack_valid: @ack_syn and @ack_psn hold a plain ACK from a QP of the
+ *	same device, taken instead of a packet; under rxq.lock, set only
+ *	while rxq is empty, so it is older than every packet in rxq
+ * @ack_syn: its AETH syndrome
+ * @ack_psn: its PSN
+ * @answer: set while the runner hands this QP a request directly
+ * @skb: the buffer reused for direct requests
+ * @peers: QPs this QP's runner looped packets to in its round, each
+ *	referenced; run after the round, in this order (task.c)
+ * @npeers: entries of @peers
+ * @parent: while this QP runs nested, the QP whose run runs it
+ * @gap: the runner's task while it runs @peers between two rounds
+ * @direct_served: a request handed over directly was answered: the next
+ *	run lingers for the reply as after a packet
+ * @handoff: a direct request the requester built in this round; the
+ *	runner delivers it (task.c) before the requester goes on
+ * @handoff_skb: that request, consumed by the delivery
+ * @handoff_served: that request asked for an ACK
+ */
+struct sib_loop_state {
+	bool ack_valid;
+	u8 ack_syn;
+	u32 ack_psn;
+	struct sib_lb_answer *answer;
+	struct sk_buff *skb;
+	struct sib_qp *peers[SIB_LOOP_PEERS];
+	u8 npeers;
+	struct sib_qp *parent;
+	struct task_struct *gap;
+	bool direct_served;
+	struct sib_loop handoff;
+	struct sk_buff *handoff_skb;
+	bool handoff_served;
+};
+
+/*
+ * The runner role as a lock the debug kernel sees: held by the context
+ * that runs the QP's engines (a round, or a direct delivery's claim), so
+ * that "Context: the QP's run" is checked, not only said (sched.h).
+ */
+struct sib_run_map {
+	struct lockdep_map dep_map;
+};
+
 /* sib_qp.task_state: the QP's runner (task.c) */
 #define SIB_TASK_RUNNING	BIT(0)	/* a context runs its rounds */
 #define SIB_TASK_PENDING	BIT(1)	/* and must do one more */
@@ -455,30 +522,15 @@ struct sib_qp {
 	struct sib_cq *rcq;
 
 	struct sk_buff_head rxq;
-	/*
-	 * A plain ACK from a QP of the same device, taken instead of a
-	 * packet (recv.c); under rxq.lock, set only while rxq is empty, so
-	 * it is older than every packet in rxq.
-	 */
-	bool lb_ack_valid;
-	u8 lb_ack_syn;			/* AETH syndrome */
-	u32 lb_ack_psn;
-	/* set while the runner hands this QP a request directly (loop.c) */
-	struct sib_lb_answer *lb_answer;
-	struct sk_buff *loop_skb;	/* reused for direct requests (loop.c) */
+	struct sib_loop_state loop;	/* the same-device path (loop.c) */
 	struct work_struct work;
-	atomic_t task_state;		/* SIB_TASK_* (task.c) */
+	atomic_t task_state;		/* SIB_TASK_* (sched.c, task.c) */
+	struct sib_run_map run;		/* held by the runner (sched.h) */
 	struct sib_ucontext *db_uc;	/* set while in db_uc->db_qps */
 	bool task_nested;		/* running inline for another QP */
-	struct sib_qp *loop_peer;	/* referenced; its run waits (task.c) */
-	/* while this QP runs nested: the QP whose run runs it (task.c) */
-	struct sib_qp *loop_parent;
 	struct sib_mr_cache mr_cache;	/* owned by the running round */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
-	bool direct_served;		/* a direct request was answered (loop.c) */
-	/* the runner's task while it runs loop_peer between rounds (task.c) */
-	struct task_struct *task_gap;
 	u8 linger_misses;		/* lingers in a row without a post */
 	u8 linger_skips;		/* opportunities skipped since (task.c) */
 	unsigned long flags;

@@ -35,7 +35,9 @@
 #include "task.h"
 #include "softib.h"
 #include "hdr.h"
-#include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
+#include "loop.h"
 #include "req.h"
 #include "resp.h"
 #include "comp.h"
@@ -94,14 +96,14 @@ static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
 	 * Nothing queued: no lock. What is queued from now on marks the
 	 * runner pending (sib_qp_poke()), so the next round takes it.
 	 */
-	if (skb_queue_empty_lockless(&qp->rxq) && !READ_ONCE(qp->lb_ack_valid))
+	if (skb_queue_empty_lockless(&qp->rxq) && !READ_ONCE(qp->loop.ack_valid))
 		return 0;
 	spin_lock_irqsave(&qp->rxq.lock, flags);
-	*ack = qp->lb_ack_valid;
+	*ack = qp->loop.ack_valid;
 	if (*ack) {
-		*psn = qp->lb_ack_psn;
-		*syn = qp->lb_ack_syn;
-		qp->lb_ack_valid = false;
+		*psn = qp->loop.ack_psn;
+		*syn = qp->loop.ack_syn;
+		qp->loop.ack_valid = false;
 		n++;
 	}
 	if (skb_queue_len(&qp->rxq) <= budget) {
@@ -117,20 +119,57 @@ static int sib_rxq_take(struct sib_qp *qp, struct sk_buff_head *batch,
 	return n;
 }
 
-/**
- * sib_rxq_purge() - drop all received packets and a loopback ACK
- * @qp: QP
- *
- * Context: process or the QP's work.
- */
-void sib_rxq_purge(struct sib_qp *qp)
+/* the requester takes the responder's answer, as if from a packet */
+static void sib_run_answer(struct sib_qp *qp, const struct sib_lb_answer *ans)
 {
-	unsigned long flags;
+	if (ans->valid)
+		sib_comp_ack_rcv(qp, ans->psn, ans->syn);
+	/* unanswered (dropped) or a stale ACK: wait as for a lost packet */
+	if (!ans->valid || ((ans->syn & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK &&
+			    qp->sq.comp != qp->sq.req))
+		sib_timer_retrans_arm(qp);
+}
 
-	spin_lock_irqsave(&qp->rxq.lock, flags);
-	qp->lb_ack_valid = false;
-	spin_unlock_irqrestore(&qp->rxq.lock, flags);
-	skb_queue_purge(&qp->rxq);
+/*
+ * Deliver the request the requester handed over directly (loop.c,
+ * sib_loop_handoff()): the responder, whose runner this run is for the
+ * moment (claimed, or the run this one is nested in), takes it as a
+ * received packet (sib_resp_rcv()); its answer, ACK or NAK, goes to the
+ * requester's completer at once. Context: @qp's run, a task, no locks.
+ */
+static void sib_run_handoff(struct sib_qp *qp)
+{
+	struct sib_loop_state *l = &qp->loop;
+	struct sib_qp *rqp = l->handoff.rqp;
+	struct sib_lb_answer ans = {};
+	struct sk_buff *skb = l->handoff_skb;
+
+	l->handoff_skb = NULL;
+	rqp->loop.answer = &ans;
+	sib_resp_rcv(rqp, skb);
+	sib_resp_ack_flush(rqp);
+	rqp->loop.answer = NULL;
+	sib_mr_cache_drop(&rqp->mr_cache);
+	sib_loop_handoff_end(qp);
+	sib_run_answer(qp, &ans);
+}
+
+/*
+ * The requester, up to @budget packets; a request it hands over directly
+ * is delivered before it goes on. Return: packets sent.
+ */
+static int sib_run_requester(struct sib_qp *qp, int budget)
+{
+	int n = 0;
+
+	for (;;) {
+		n += sib_req_run(qp, budget - n);
+		if (!qp->loop.handoff.rqp)
+			return n;
+		sib_run_handoff(qp);
+		if (n >= budget)
+			return n;
+	}
 }
 
 /*
@@ -175,7 +214,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	sib_qp_timer_events(qp);
 	sib_sq_fetch(qp);
 	sent += sib_resp_reads(qp, SIB_WORK_BUDGET);
-	n_req = sib_req_run(qp, SIB_WORK_BUDGET);
+	n_req = sib_run_requester(qp, SIB_WORK_BUDGET);
 	/* a request answered and then one sent: the reply needs no wait */
 	if (n_req)
 		qp->task_served = false;
@@ -184,7 +223,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
 	*bulk = sent >= SIB_WORK_BUDGET;
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
-	       !skb_queue_empty(&qp->rxq) || READ_ONCE(qp->lb_ack_valid) ||
+	       !skb_queue_empty(&qp->rxq) || READ_ONCE(qp->loop.ack_valid) ||
 	       sib_qp_state(qp) == IB_QPS_ERR;
 }
 
@@ -198,11 +237,6 @@ static bool sib_sq_has_new(struct sib_qp *qp)
 	return prod != kprod && prod - kprod <= qp->sq.ring.num &&
 	       kprod - READ_ONCE(qp->sq.comp) < qp->sq.num &&
 	       sib_qp_state(qp) != IB_QPS_RESET;
-}
-
-static bool sib_sq_user(struct sib_qp *qp)
-{
-	return qp->is_user && qp->sq.ring.hdr;
 }
 
 /*
@@ -286,50 +320,6 @@ static bool sib_task_enter(struct sib_qp *qp)
 	return true;
 }
 
-/**
- * sib_task_claim() - become a QP's runner for one direct delivery
- * @qp: QP the caller holds a reference on
- * @will_run: the caller runs @qp after releasing it (sib_qp_run_after(),
- *	      even when sib_task_release() returns false): a user send
- *	      queue then stays without doorbells until that run's end
- *
- * Never waits. The caller's own run of @qp counts when it is between two
- * rounds running its loop peer (the caller is that peer's run, nested):
- * @qp's state is then at rest and only this task touches it.
- * Context: a sleepable task, no locks.
- * Return: %SIB_CLAIM_NONE when another context runs @qp, %SIB_CLAIM_TAKEN
- * when the caller now runs it (end with sib_task_release()),
- * %SIB_CLAIM_OWN when the caller's own run holds it already.
- */
-enum sib_claim sib_task_claim(struct sib_qp *qp, bool will_run)
-{
-	int idle = 0;
-
-	if (READ_ONCE(qp->task_gap) == current)
-		return SIB_CLAIM_OWN;
-	/* not running means no round pending either */
-	if (!atomic_try_cmpxchg(&qp->task_state, &idle, SIB_TASK_RUNNING))
-		return SIB_CLAIM_NONE;
-	/* a direct delivery's runner has no parent (sib_loop_target()) */
-	qp->loop_parent = NULL;
-	/* a run follows: posts until then need no doorbell */
-	if (will_run && sib_sq_user(qp))
-		WRITE_ONCE(qp->sq.ring.hdr->kernel_idle, 0);
-	return SIB_CLAIM_TAKEN;
-}
-
-/**
- * sib_task_release() - end a runner role taken by sib_task_claim()
- * @qp: QP
- *
- * Context: a sleepable task, no locks. Return: true when another context
- * asked for a round meanwhile; the caller must then run or poke @qp.
- */
-bool sib_task_release(struct sib_qp *qp)
-{
-	return atomic_xchg(&qp->task_state, 0) & SIB_TASK_PENDING;
-}
-
 /*
  * End a round; true when the runner stops (nothing more to do). A
  * request for a round made before the final exchange of task_state makes
@@ -363,16 +353,24 @@ static bool sib_task_done(struct sib_qp *qp, bool more, bool last)
 	return true;
 }
 
-/* run the QP the last round looped packets to; Context: task, no locks */
-static void sib_qp_run_peer(struct sib_qp *qp)
+/*
+ * Run the QPs the last round looped packets to, each nested in this run,
+ * in the order they got them. Context: task, no locks.
+ */
+static void sib_qp_run_peers(struct sib_qp *qp)
 {
-	struct sib_qp *peer = qp->loop_peer;
+	struct sib_loop_state *l = &qp->loop;
+	struct sib_qp *peer;
+	unsigned int i;
 
-	if (!peer)
-		return;
-	qp->loop_peer = NULL;
-	sib_qp_run(peer, qp);
-	sib_qp_put(peer);
+	/* a nested run adds no peers of ours: it pokes (sib_pkt_xmit()) */
+	for (i = 0; i < l->npeers; i++) {
+		peer = l->peers[i];
+		l->peers[i] = NULL;
+		sib_qp_run(peer, qp);
+		sib_qp_put(peer);
+	}
+	l->npeers = 0;
 }
 
 /*
@@ -389,12 +387,13 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 
 	if (!sib_task_enter(qp))
 		return;
+	sib_run_acquire(qp, nested);
 	qp->task_nested = nested;
 	/* the runner's own: every runner sets it (or sib_task_claim() clears it) */
-	qp->loop_parent = parent;
+	qp->loop.parent = parent;
 	/* a request handed over directly counts as one this run answered */
-	qp->task_served = qp->direct_served;
-	qp->direct_served = false;
+	qp->task_served = qp->loop.direct_served;
+	qp->loop.direct_served = false;
 	for (i = 1; ; i++) {
 		bool more, last;
 
@@ -403,13 +402,13 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 		more = sib_qp_round(qp, &bulk);
 		sib_mr_cache_drop(&qp->mr_cache);
 		/* between rounds: the peer may hand this QP requests directly */
-		WRITE_ONCE(qp->task_gap, current);
-		sib_qp_run_peer(qp);
-		WRITE_ONCE(qp->task_gap, NULL);
+		WRITE_ONCE(qp->loop.gap, current);
+		sib_qp_run_peers(qp);
+		WRITE_ONCE(qp->loop.gap, NULL);
 		/* what the peer answered now (its ACK) is for the next round */
 		if (!more)
 			more = !skb_queue_empty_lockless(&qp->rxq) ||
-			       READ_ONCE(qp->lb_ack_valid);
+			       READ_ONCE(qp->loop.ack_valid);
 		if (!more)
 			more = sib_qp_linger(qp);
 		last = i >= max || (doorbell && bulk);
@@ -419,6 +418,7 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 			break;
 		cond_resched();
 	}
+	sib_run_release(qp);
 }
 
 /**
@@ -454,42 +454,29 @@ void sib_qp_run(struct sib_qp *qp, struct sib_qp *parent)
 }
 
 /**
- * sib_qp_run_after() - run a QP once the runner's round is over
- * @runner: QP whose engine (not nested) just queued a loopback packet
- * @qp: QP the packet was queued to, referenced by the caller
- *
- * Packets that @runner loops back to @qp in one round are taken by @qp
- * in one inline run after the round (nested, see sib_qp_run()). A
- * different QP waiting from earlier in the round runs first, so no QP
- * waits past the packet that follows its own.
- * Context: @runner's engine, a sleepable task.
- */
-void sib_qp_run_after(struct sib_qp *runner, struct sib_qp *qp)
-{
-	if (runner->loop_peer == qp)
-		return;
-	sib_qp_run_peer(runner);
-	refcount_inc(&qp->ref);
-	runner->loop_peer = qp;
-}
-
-/**
- * sib_qp_poke() - make sure the QP does another round soon
+ * sib_qp_sq_doorbell() - a user send doorbell: take new WQEs and run
  * @qp: QP
  *
- * A running QP is marked pending, so its current runner goes on;
- * otherwise qp->work is scheduled. Context: any.
+ * What every doorbell (the zero-WR post_send command, the ioctl method
+ * and the doorbell file of doorbell.c) does: copy the WQEs published in
+ * the SQ ring into the shadow (sib_sq_fetch()) and run the QP's engines
+ * inline. In RESET,
+ * INIT and RTR a send WR is refused at once (IBTA 10.3.1), as the
+ * provider's ibv_post_send and the kernel's post_send refuse it: the
+ * doorbell fetches nothing and counts nothing. WQEs a process wrote into
+ * the ring anyway stay queued (a round of the QP in RTR may copy them into
+ * the shadow) and are sent once the QP is in RTS.
+ * Context: process; the caller holds a reference on @qp (the uverbs
+ * object lock, or the doorbell file's QP reference). Return: 0, -EINVAL
+ * when @qp is not a user QP with a send queue ring (XRC target, kernel
+ * QP) or is in RESET, INIT or RTR.
  */
-void sib_qp_poke(struct sib_qp *qp)
+int sib_qp_sq_doorbell(struct sib_qp *qp)
 {
-	int s = atomic_read(&qp->task_state);
-
-	/* a runner takes the request: a full-barrier RMW, like its own */
-	while (s & SIB_TASK_RUNNING) {
-		if (atomic_try_cmpxchg(&qp->task_state, &s,
-				       s | SIB_TASK_PENDING))
-			return;
-	}
-	if (!test_bit(SIB_QPF_DESTROYING, &qp->flags))
-		queue_work(sib_wq, &qp->work);
+	if (!qp->is_user || !qp->sq.ring.hdr || !sib_sq_may_post(qp))
+		return -EINVAL;
+	sib_counter_inc(qp->dev, SIB_CNT_SQ_DOORBELLS);
+	sib_sq_fetch(qp);
+	sib_qp_run(qp, NULL);
+	return 0;
 }
