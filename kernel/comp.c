@@ -413,7 +413,7 @@ static void sib_comp_catch_up(struct sib_qp *qp)
  * @qp: RC QP
  * @skb: validated packet; consumed
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 {
@@ -446,7 +446,7 @@ out:
  * @syn: its AETH syndrome
  *
  * The loopback form of sib_comp_rcv() for an acknowledgement (IBTA
- * 9.7.5.1.1): the same checks and effects. Context: the QP's work.
+ * 9.7.5.1.1): the same checks and effects. Context: the QP's run.
  */
 void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 {
@@ -469,7 +469,7 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
  *
  * Retransmits from the oldest incomplete WQE or, when retry_cnt is used
  * up, fails it with IB_WC_RETRY_EXC_ERR (IBTA 9.7.6.1.3).
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_comp_timeout(struct sib_qp *qp)
 {

@@ -203,7 +203,7 @@ void sib_loop_handoff_end(struct sib_qp *qp)
  * The checks a packet of @qp would meet on its way to the destination
  * QP without building it: the sender's P_Key, the port's P_Key table,
  * the destination QP and its type and P_Key (IBTA 10.9.3).
- * Context: the QP's work. Return: the destination QP, referenced (put it
+ * Context: the QP's run. Return: the destination QP, referenced (put it
  * with sib_qp_put()), or NULL when one of the checks fails or @qp is no
  * loopback RC QP: the caller then sends a packet, whose path counts
  * the drop.
@@ -244,7 +244,7 @@ struct sib_qp *sib_loop_target(struct sib_qp *qp)
  * while the slot is free and rxq is empty, so that the order of
  * acknowledgements and responses stays that of the wire; otherwise (and
  * for NAKs) the caller sends a packet.
- * Context: the QP's work. Return: true when the ACK was taken (or
+ * Context: the QP's run. Return: true when the ACK was taken (or
  * dropped and counted), false when the caller must send it as a packet.
  */
 bool sib_ack_xmit_loopback(struct sib_qp *qp, u8 syn, u32 psn)

@@ -481,7 +481,7 @@ static struct sib_mr *sib_sge_mr(struct sib_dev *dev, struct sib_mr_cache *mc,
  * hints of earlier rounds trusted only under RCU with an unchanged
  * mr_gen) are those of sib_mr_cache_find(); the copies of mr.c use the
  * cache's reference, this takes one more for the caller.
- * Context: the QP's work. Return: referenced MR (sib_mr_put()) or NULL
+ * Context: the QP's run. Return: referenced MR (sib_mr_put()) or NULL
  * as sib_mr_get().
  */
 struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
@@ -499,7 +499,7 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
  * sib_mr_cache_drop() - release the MRs of a per-round cache
  * @mc: cache
  *
- * Context: the QP's work, at the end of a round.
+ * Context: the QP's run, at the end of a round.
  */
 void sib_mr_cache_drop(struct sib_mr_cache *mc)
 {
@@ -781,7 +781,7 @@ int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  *
  * Makes the page list of the last map_mr_sg valid under @key, with the
  * I/O virtual address and length the core recorded in the ib_mr.
- * Context: the QP's work. Return: 0, -EINVAL (unknown MR, other PD, not
+ * Context: the QP's run. Return: 0, -EINVAL (unknown MR, other PD, not
  * a free fast-reg MR, key index changed).
  */
 int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
@@ -812,7 +812,7 @@ int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
  * @pd: PD of the QP doing the invalidation
  * @key: the MR's valid L_Key or R_Key
  *
- * Context: the QP's work. Return: 0, -EINVAL (no such valid fast-reg MR
+ * Context: the QP's run. Return: 0, -EINVAL (no such valid fast-reg MR
  * in @pd, or windows are bound to it).
  */
 int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key)

@@ -188,7 +188,7 @@ int sib_dealloc_mw(struct ib_mw *ibmw)
  * @w: validated copy of the WQE: wr.bind.rkey names the window and is
  *     its new R_Key, wr.bind.mr_lkey/addr/length/access the grant
  *
- * Context: the QP's work. Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
+ * Context: the QP's run. Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
  */
 u8 sib_mw_bind(struct sib_qp *qp, const struct sib_send_wqe *w)
 {
@@ -248,7 +248,7 @@ fail:
  *	 fast-registration MR of @qp's PD (untrusted)
  *
  * IBTA 10.6.7.2.5 and 10.6.5: type 1 windows and ordinary MRs cannot be
- * invalidated. Context: the QP's work. Return: 0 or -EINVAL.
+ * invalidated. Context: the QP's run. Return: 0 or -EINVAL.
  */
 int sib_key_invalidate(struct sib_qp *qp, u32 key)
 {
@@ -289,7 +289,7 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
  * key must name a valid window with this key byte, in the QP's PD, bound
  * to this QP when of type 2, granting @access over [@va, @va + @len)
  * (IBTA 9.7.4.1.8 / 10.6.7). A refusal counts as rkey_violation.
- * Context: the QP's work. Return: the referenced MR to copy through
+ * Context: the QP's run. Return: the referenced MR to copy through
  * (sib_mr_put()), or NULL: NAK with remote access error.
  */
 struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,

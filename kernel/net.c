@@ -488,7 +488,7 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
  * @skb: from sib_skb_alloc(), data at the BTH, headers and payload
  *	 filled in; consumed
  *
- * Context: the QP's work. Return: 0 or -errno from the IP layer.
+ * Context: the QP's run. Return: 0 or -errno from the IP layer.
  */
 int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb)

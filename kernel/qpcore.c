@@ -84,7 +84,7 @@ void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
  *
  * Once no send is in flight any more, sq_draining clears and, when asked
  * for, IB_EVENT_SQ_DRAINED is raised (IBTA 11.6.3.1).
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_qp_sqd_check(struct sib_qp *qp, bool busy)
 {
@@ -305,7 +305,7 @@ u32 sib_sq_prod(struct sib_qp *qp)
  * @qp: QP
  * @rw: out, validated copy
  *
- * Context: the QP's work. Return: 1 when a WQE was taken, 0 when the
+ * Context: the QP's run. Return: 1 when a WQE was taken, 0 when the
  * ring is empty, -EINVAL when the ring holds garbage.
  */
 int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
@@ -337,7 +337,7 @@ int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
  * @sw: the shadow WQE
  * @status: IB_WC_* status; successful unsignaled WQEs make no CQE
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 {
@@ -392,7 +392,7 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
  * @cqe: the entry, qp_num and port_num are filled in here
  * @solicited: the message had the SE bit
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
 {
@@ -426,7 +426,7 @@ static void sib_qp_last_wqe_event(struct sib_qp *qp)
  * sib_qp_flush() - complete every outstanding WR with IB_WC_WR_FLUSH_ERR
  * @qp: QP in the error state
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_qp_flush(struct sib_qp *qp)
 {

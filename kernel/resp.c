@@ -95,7 +95,7 @@ static void sib_resp_xmit_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
  * responder pays it before any other answer it sends (NAK, RNR NAK, READ
  * response, atomic ACK), so answers leave in PSN order, and its caller
  * when the batch of received packets ends.
- * Context: the QP's work (task.c) or a loopback delivery (loop.c).
+ * Context: the QP's run (task.c) or a loopback delivery (loop.c).
  */
 void sib_resp_ack_flush(struct sib_qp *qp)
 {
@@ -676,7 +676,7 @@ access_err:
  * @qp: RC QP
  * @budget: at most this many packets
  *
- * Context: the QP's work. Return: packets sent.
+ * Context: the QP's run. Return: packets sent.
  */
 int sib_resp_reads(struct sib_qp *qp, int budget)
 {
@@ -876,7 +876,7 @@ static void sib_resp_uc(struct sib_qp *qp, struct sk_buff *skb, u32 flags)
  *
  * A plain ACK it owes is sent by the next answer or by
  * sib_resp_ack_flush(), which the caller calls after its batch.
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 {

@@ -219,7 +219,7 @@ static void sib_probe_arm(struct sib_qp *qp, bool restart)
  * loopback the ACK is usually handled in the same run, and then neither
  * timer is touched at all (starting an hrtimer reads the clocksource,
  * which in a TCG guest is an emulated HPET). Both periods are
- * milliseconds, a run's rounds microseconds. Context: the QP's work.
+ * milliseconds, a run's rounds microseconds. Context: the QP's run.
  */
 void sib_timer_retrans_arm(struct sib_qp *qp)
 {
@@ -239,7 +239,7 @@ static void sib_timer_arm_cancel(struct sib_qp *qp)
  * @qp: QP
  *
  * Called by the QP's runner after a round's received packets were
- * handled and before it stops. Context: the QP's work.
+ * handled and before it stops. Context: the QP's run.
  */
 void sib_timer_retrans_flush(struct sib_qp *qp)
 {
@@ -262,7 +262,7 @@ void sib_timer_retrans_flush(struct sib_qp *qp)
  * progress (sib_timer_retrans_progress()); sends do not start it while an
  * expiry waits to be judged. So an expiry found with the timer running
  * is stale: the QP's work ignores it.
- * Context: the QP's work. Return: true when the timer is pending.
+ * Context: the QP's run. Return: true when the timer is pending.
  */
 bool sib_timer_retrans_pending(struct sib_qp *qp)
 {
@@ -274,7 +274,7 @@ bool sib_timer_retrans_pending(struct sib_qp *qp)
  * @qp: RC QP
  *
  * Like sib_timer_retrans_pending() for the loss probe: after an expiry
- * only progress starts it again. Context: the QP's work.
+ * only progress starts it again. Context: the QP's run.
  * Return: true when the probe timer is queued.
  */
 bool sib_timer_probe_pending(struct sib_qp *qp)
@@ -289,7 +289,7 @@ bool sib_timer_probe_pending(struct sib_qp *qp)
  *
  * Restarts (or, with nothing outstanding, stops) the local ACK timer
  * and the loss probe, whose backoff starts over.
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
 {
@@ -315,7 +315,7 @@ void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
  *
  * Backs the probe off (doubles its period) and starts it again; the
  * local ACK timer keeps running untouched.
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_timer_probe_rearm(struct sib_qp *qp)
 {
@@ -327,7 +327,7 @@ void sib_timer_probe_rearm(struct sib_qp *qp)
  * sib_timer_retrans_stop() - nothing to wait for any more (error, RNR)
  * @qp: RC QP
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_timer_retrans_stop(struct sib_qp *qp)
 {
@@ -341,7 +341,7 @@ void sib_timer_retrans_stop(struct sib_qp *qp)
  * @qp: RC QP
  * @code: 5-bit RNR timer code from the AETH (IBTA table 45)
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_timer_rnr_start(struct sib_qp *qp, u8 code)
 {
@@ -368,7 +368,7 @@ u32 sib_rnr_timer_usecs(u8 code)
  * @qp: RC QP
  * @inflight: request packets sent and not yet acknowledged
  *
- * Context: the QP's work. Return: true when @inflight is below the send
+ * Context: the QP's run. Return: true when @inflight is below the send
  * window.
  */
 bool sib_win_may_send(struct sib_qp *qp, u32 inflight)
@@ -382,7 +382,7 @@ bool sib_win_may_send(struct sib_qp *qp, u32 inflight)
  *
  * The send window rounded down to a power of two, within
  * SIB_READ_CHUNK_MIN..SIB_READ_CHUNK_MAX: READ responses in flight are
- * then bounded like request packets. Context: the QP's work.
+ * then bounded like request packets. Context: the QP's run.
  * Return: packets.
  */
 u16 sib_win_read_chunk(struct sib_qp *qp)
@@ -396,7 +396,7 @@ u16 sib_win_read_chunk(struct sib_qp *qp)
  * @qp: RC QP
  *
  * Half a window, so that ACKs come back before the window is full, and
- * at most SIB_ACK_REQ_EVERY packets. Context: the QP's work.
+ * at most SIB_ACK_REQ_EVERY packets. Context: the QP's run.
  * Return: packets (>= 1).
  */
 u32 sib_win_ackreq_every(struct sib_qp *qp)
@@ -412,7 +412,7 @@ u32 sib_win_ackreq_every(struct sib_qp *qp)
  * @ackreq: it asks for an ACK
  *
  * Counts retransmitted packets and starts an RTT sample on a packet
- * sent for the first time. Context: the QP's work.
+ * sent for the first time. Context: the QP's run.
  */
 void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq)
 {
@@ -435,7 +435,7 @@ void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq)
  * @qp: RC QP
  * @last: the PSN of its last response
  *
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_win_span_sent(struct sib_qp *qp, u32 last)
 {
@@ -449,7 +449,7 @@ void sib_win_span_sent(struct sib_qp *qp, u32 last)
  * sib_win_next_psn() - one past the newest PSN ever sent
  * @qp: RC QP
  *
- * After a go-back qp->req.psn is behind it. Context: the QP's work.
+ * After a go-back qp->req.psn is behind it. Context: the QP's run.
  * Return: PSN.
  */
 u32 sib_win_next_psn(struct sib_qp *qp)
@@ -468,7 +468,7 @@ u32 sib_win_next_psn(struct sib_qp *qp)
  * @npkts: packets newly acknowledged
  *
  * Grows the window, ends a recovery episode, takes an RTT sample.
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 {
@@ -509,7 +509,7 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
  *
  * Drops the running RTT sample: its packet may be the one resent, and
  * an ACK would then not tell which copy it answers (Karn's rule).
- * Context: the QP's work.
+ * Context: the QP's run.
  */
 void sib_win_rtt_forget(struct sib_qp *qp)
 {
@@ -523,7 +523,7 @@ void sib_win_rtt_forget(struct sib_qp *qp)
  *
  * Halves the window once per window of data (a timeout always cuts),
  * forgets the running RTT sample (its packet is being resent).
- * Context: the QP's work, before qp->req.psn is moved back.
+ * Context: the QP's run, before qp->req.psn is moved back.
  */
 void sib_win_loss(struct sib_qp *qp, bool timeout)
 {
