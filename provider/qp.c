@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libsoftib: queue pairs. Send and receive WQEs are written straight into
- * rings shared with the kernel; a send doorbell (a post_send command with
- * no work requests) is only needed while the kernel is idle on the SQ.
+ * rings shared with the kernel; a send doorbell (doorbell.c) is only
+ * needed while the kernel is idle on the SQ.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
 
 enum {
@@ -21,66 +18,6 @@ enum {
 		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
 		IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
-
-/* The old doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
-static int sib_sq_doorbell_write(struct sib_qp *qp)
-{
-	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct ib_uverbs_post_send_resp resp;
-	struct ibv_post_send cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.response = (uintptr_t)&resp;
-	cmd.qp_handle = ibqp->handle;
-	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
-		return errno ? errno : EIO;
-	return 0;
-}
-
-/*
- * Ring the SQ doorbell: the bound doorbell file when the context has one
- * (SIB_UCTX_RESP_F_DB_FILE, see softib-abi.h), else, or when that fails
- * (the device went away: ENOTCONN), the SIB_METHOD_QP_DOORBELL ioctl when
- * the kernel offers it (SIB_UCTX_RESP_F_DB_IOCTL), else the post_send
- * command.
- */
-static int sib_sq_doorbell(struct sib_qp *qp)
-{
-	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct sib_context *ctx = to_sib_ctx(ibqp->context);
-	int db_fd = __atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE);
-
-	if (db_fd >= 0 &&
-	    !__atomic_load_n(&ctx->db_fd_gone, __ATOMIC_RELAXED)) {
-		if (!ioctl(db_fd, SIB_DBF_IOCTL_RING,
-			   (unsigned long)ibqp->qp_num))
-			return 0;
-		/* the device went away: one system call per doorbell from now */
-		if (errno == ENOTCONN)
-			__atomic_store_n(&ctx->db_fd_gone, 1, __ATOMIC_RELAXED);
-	}
-	if (!ctx->db_ioctl)
-		return sib_sq_doorbell_write(qp);
-	return sib_driver_ioctl(ibqp->context->cmd_fd, UVERBS_OBJECT_QP,
-				SIB_METHOD_QP_DOORBELL,
-				SIB_ATTR_QP_DOORBELL_HANDLE, ibqp->handle);
-}
-
-int sib_sq_publish(struct sib_qp *qp)
-{
-	struct sib_ring_hdr *hdr = sib_ring_hdr(&qp->sq.ring);
-
-	sib_store_release(&hdr->producer, qp->sq.ring.idx);
-	/* pairs with the kernel's kernel_idle store, barrier, producer load */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&hdr->kernel_idle, __ATOMIC_RELAXED))
-		return sib_sq_doorbell(qp);
-	return 0;
-}
 
 /* Posting sends is only defined once the QP reached RTS (or later). */
 static int sib_sq_state_ok(struct ibv_qp *ibqp)

@@ -6,11 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 #include <time.h>
 #include "softib.h"
 
@@ -424,61 +421,6 @@ static int sib_env_is(const char *name, const char *value)
 	const char *v = getenv(name);
 
 	return v && !strcmp(v, value);
-}
-
-int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
-		     uint16_t attr, uint64_t data)
-{
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attr;
-	} req;
-
-	memset(&req, 0, sizeof(req));
-	req.hdr.length = sizeof(req);
-	req.hdr.object_id = object;
-	req.hdr.method_id = method;
-	req.hdr.num_attrs = 1;
-	req.hdr.driver_id = SIB_DRIVER_ID;
-	req.attr.attr_id = attr;
-	req.attr.flags = UVERBS_ATTR_F_MANDATORY;
-	req.attr.data = data;
-	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req))
-		return errno ? errno : EIO;
-	return 0;
-}
-
-/*
- * Open /dev/softib_db and bind it to the context (see softib-abi.h);
- * -1 when the kernel or the machine has none, or it cannot be bound:
- * the ioctl doorbell serves then.
- */
-static int sib_db_file_open(int cmd_fd)
-{
-	int fd = open("/dev/" SIB_DBF_NAME, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	/* a raw fd attribute: the value itself */
-	if (sib_driver_ioctl(cmd_fd, UVERBS_OBJECT_DEVICE, SIB_METHOD_DB_BIND,
-			     SIB_ATTR_DB_BIND_FD, fd)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-void sib_db_file_prepare(struct sib_context *ctx)
-{
-	if (__atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE) != SIB_DB_FD_UNTRIED)
-		return;
-	pthread_mutex_lock(&ctx->db_lock);
-	/* published before the QP it is made for is returned */
-	if (ctx->db_fd == SIB_DB_FD_UNTRIED)
-		__atomic_store_n(&ctx->db_fd,
-				 sib_db_file_open(ctx->vctx.context.cmd_fd),
-				 __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ctx->db_lock);
 }
 
 static struct verbs_context *sib_alloc_context(struct ibv_device *ibdev,

@@ -320,22 +320,6 @@ int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
 		     uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
-/**
- * sib_db_file_prepare() - open and bind the context's doorbell file the first
- * time a QP is created in it (an application that never creates a QP, such
- * as librdmacm opening every device, holds no extra file descriptor).  Takes
- * ctx->db_lock; a failure (no /dev/softib_db, EMFILE, ...) sets db_fd to -1
- * for good and leaves the doorbells on the ioctl or write kinds.
- */
-void sib_db_file_prepare(struct sib_context *ctx);
-/**
- * sib_driver_ioctl() - call a softib driver method with one mandatory
- * attribute whose value is inline (an object handle, a raw fd), through
- * RDMA_VERBS_IOCTL on the context's @cmd_fd (softib-abi.h).
- * Return: 0 or the errno of ioctl().
- */
-int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
-		     uint16_t attr, uint64_t data);
 
 /**
  * sib_ctx_atomic_cap() - the device's atomic capability, queried from the
@@ -358,6 +342,29 @@ void *sib_obj_calloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 		     struct sib_obj_mem *mem);
 /** sib_obj_free() - free @obj from sib_obj_calloc(); @mem may lie in @obj. */
 void sib_obj_free(void *obj, const struct sib_obj_mem *mem);
+
+/* doorbell.c: publishing the SQ, the send doorbells, the doorbell file */
+/**
+ * sib_db_file_prepare() - open and bind the context's doorbell file the first
+ * time a QP is created in it (an application that never creates a QP, such
+ * as librdmacm opening every device, holds no extra file descriptor).
+ * @ctx:	the context of the QP being created
+ *
+ * Context: any thread; takes ctx->db_lock. A failure (no /dev/softib_db,
+ * EMFILE, ...) sets db_fd to -1 for good and leaves the doorbells on the
+ * ioctl or write kinds; nothing is returned.
+ */
+void sib_db_file_prepare(struct sib_context *ctx);
+/**
+ * sib_sq_publish() - make SQ slots up to the private producer index
+ * visible to the kernel and ring the doorbell when the kernel is idle.
+ * @qp:		the QP whose qp->sq.ring.idx is to be published
+ *
+ * Context: any thread; the caller holds qp->sq.lock.
+ * Return: 0 (no doorbell needed, or it was rung) or the errno of the
+ * doorbell system call.
+ */
+int sib_sq_publish(struct sib_qp *qp);
 
 /* cq.c */
 /** sib_create_cq() - ibv_create_cq verb. */
@@ -404,12 +411,6 @@ int sib_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		struct ibv_mw_bind *bind);
 /** sib_qp_ex_setup() - install the ibv_qp_ex wr_* functions on @qp. */
 void sib_qp_ex_setup(struct sib_qp *qp, uint64_t send_ops_flags);
-/**
- * sib_sq_publish() - make SQ slots up to the private producer index
- * visible to the kernel and ring the doorbell when the kernel is idle.
- * Caller holds the SQ lock. Return: 0 or errno of the doorbell write.
- */
-int sib_sq_publish(struct sib_qp *qp);
 
 /* qp.c: shared receive queues */
 /** sib_create_srq() - ibv_create_srq verb. */
