@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <time.h>
 #include "softib.h"
@@ -16,47 +15,6 @@ static const struct verbs_match_ent sib_match_table[] = {
 	VERBS_NAME_MATCH(SIB_NAME_PREFIX, NULL),
 	{},
 };
-
-int sib_mmap_ring(struct ibv_context *ctx, struct sib_ring *ring,
-		  uint64_t offset, uint64_t size, uint32_t num,
-		  uint32_t stride)
-{
-	return sib_mmap_ring_at(ctx, ring, NULL, offset, size, num, stride);
-}
-
-int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
-		     void *addr, uint64_t offset, uint64_t size, uint32_t num,
-		     uint32_t stride)
-{
-	void *p;
-
-	memset(ring, 0, sizeof(*ring));
-	if (!size)
-		return 0;
-	/* the kernel must describe a ring that fits what it maps */
-	if (!num || (num & (num - 1)) || !stride ||
-	    size < SIB_RING_HDR_SIZE + (uint64_t)num * stride)
-		return EINVAL;
-	p = mmap(addr, size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | (addr ? MAP_FIXED : 0), ctx->cmd_fd, (off_t)offset);
-	if (p == MAP_FAILED)
-		return errno;
-	ring->buf = p;
-	ring->map_size = size;
-	ring->num = num;
-	ring->stride = stride;
-	ring->limit = num;
-	ring->check_magic = to_sib_ctx(ctx)->ring_magic;
-	return 0;
-}
-
-void sib_munmap_ring(struct sib_ring *ring)
-{
-	if (ring->buf)
-		munmap(ring->buf, ring->map_size);
-	ring->buf = NULL;
-	ring->map_size = 0;
-}
 
 static int sib_query_device_ex(struct ibv_context *ctx,
 			       const struct ibv_query_device_ex_input *input,

@@ -50,6 +50,12 @@ static inline void *sib_ring_slot(void *ring, uint32_t idx, uint32_t num,
 	       (size_t)(idx & (num - 1)) * stride;
 }
 
+/* The smaller of @a and @b (ring limits: the kernel's size, the caller's cap). */
+static inline uint32_t sib_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
 /* Load the index written by the other side (pairs with its release). */
 static inline uint32_t sib_load_acquire(const uint32_t *p)
 {
@@ -189,6 +195,12 @@ struct sib_wq {
 	uint32_t max_inline;
 };
 
+/* Initialise the lock of a QP's SQ or RQ, or of an SRQ. Return: 0 or errno. */
+static inline int sib_wq_init(struct sib_wq *wq)
+{
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
 struct sib_qp {
 	struct verbs_qp vqp;
 	struct sib_obj_mem mem;
@@ -301,7 +313,7 @@ void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc);
 /* cross-file verbs                                                   */
 /* ------------------------------------------------------------------ */
 
-/* softib.c */
+/* ring.c: rings shared with the kernel */
 /**
  * sib_mmap_ring() - map a ring the kernel described in a create response.
  * Return: 0 or errno (ring->buf stays NULL on failure; size 0 maps nothing).
@@ -320,7 +332,21 @@ int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
 		     uint32_t stride);
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
+/**
+ * sib_post_recv_ring() - post a list of receive WRs into an RQ or SRQ ring.
+ * @rq:		the QP's receive queue or the SRQ's queue
+ * @wr:		the first WR of the list (not NULL)
+ * @bad_wr:	out: the first WR not posted, left alone when all were
+ *
+ * Context: any thread; takes rq->lock. No system call: the producer index
+ * is published with a release store.
+ * Return: 0, EIO when the kernel destroyed the queue under the process
+ * (device gone), ENOMEM when the ring is full, EINVAL for a bad WR.
+ */
+int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 
+/* softib.c */
 /**
  * sib_ctx_atomic_cap() - the device's atomic capability, queried from the
  * kernel once per context. Return: 0 or errno; *cap set on success.
@@ -387,7 +413,7 @@ int sib_resize_cq(struct ibv_cq *ibcq, int cqe);
 /** sib_destroy_cq() - destroy the CQ and unmap its ring. */
 int sib_destroy_cq(struct ibv_cq *ibcq);
 
-/* qp.c, qp_ex.c */
+/* qp.c */
 /** sib_create_qp() - ibv_create_qp verb. */
 struct ibv_qp *sib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 /** sib_create_qp_ex() - ibv_create_qp_ex verb (ibv_qp_ex post API too). */
@@ -409,10 +435,12 @@ int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 /** sib_bind_mw() - bind a type 1 MW by posting a BIND_MW WQE. */
 int sib_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		struct ibv_mw_bind *bind);
+
+/* qp_ex.c */
 /** sib_qp_ex_setup() - install the ibv_qp_ex wr_* functions on @qp. */
 void sib_qp_ex_setup(struct sib_qp *qp, uint64_t send_ops_flags);
 
-/* qp.c: shared receive queues */
+/* srq.c: shared receive queues and XRC domains */
 /** sib_create_srq() - ibv_create_srq verb. */
 struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr);
