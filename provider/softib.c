@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libsoftib: registration with libibverbs, device and context, and the
- * verbs that are plain uverbs commands (query, PD, MR, MW, AH, multicast).
+ * libsoftib: registration with libibverbs, device and context, the
+ * context's ops (the verbs of every other file of the provider: this file
+ * is the top, which none of them calls), and the verbs that are plain
+ * uverbs commands (MR, MW, AH, multicast).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <time.h>
 #include "softib.h"
 
 static const struct verbs_match_ent sib_match_table[] = {
@@ -15,195 +16,6 @@ static const struct verbs_match_ent sib_match_table[] = {
 	VERBS_NAME_MATCH(SIB_NAME_PREFIX, NULL),
 	{},
 };
-
-static int sib_query_device_ex(struct ibv_context *ctx,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr, size_t attr_size)
-{
-	struct ib_uverbs_ex_query_device_resp resp;
-	size_t resp_size = sizeof(resp);
-
-	return ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
-					&resp_size);
-}
-
-int sib_ctx_atomic_cap(struct ibv_context *ibctx, enum ibv_atomic_cap *cap)
-{
-	struct sib_context *ctx = to_sib_ctx(ibctx);
-	struct ibv_device_attr_ex attr;
-	int ret = 0;
-
-	pthread_mutex_lock(&ctx->caps_lock);
-	if (!ctx->caps_known) {
-		ret = sib_query_device_ex(ibctx, NULL, &attr, sizeof(attr));
-		if (!ret) {
-			ctx->atomic_cap = attr.orig_attr.atomic_cap;
-			ctx->caps_known = 1;
-		}
-	}
-	*cap = ctx->atomic_cap;
-	pthread_mutex_unlock(&ctx->caps_lock);
-	return ret;
-}
-
-static int sib_query_port(struct ibv_context *ctx, uint8_t port,
-			  struct ibv_port_attr *attr)
-{
-	struct ibv_query_port cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
-}
-
-static struct ibv_pd *sib_alloc_pd(struct ibv_context *ctx)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
-	struct sib_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_alloc_pd(ctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return &pd->ibv_pd;
-}
-
-/*
- * A parent domain is provider-only state around an existing PD: the
- * kernel only ever sees the PD's handle, which the parent domain copies.
- */
-static struct ibv_pd *
-sib_alloc_parent_domain(struct ibv_context *ctx,
-			struct ibv_parent_domain_init_attr *attr)
-{
-	struct sib_pd *pd, *inner;
-
-	if (!attr->pd) {
-		errno = EINVAL;
-		return NULL;
-	}
-	inner = to_sib_pd(attr->pd);
-	if (attr->pd->context != ctx || inner->protection_domain ||
-	    attr->td ||
-	    (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-					  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))) {
-		/* no thread domains: softib has no doorbell resources to split */
-		errno = attr->td ? EOPNOTSUPP : EINVAL;
-		return NULL;
-	}
-	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
-	    (!attr->alloc || !attr->free)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	/* commands on the parent domain act on the PD it contains */
-	pd->ibv_pd.context = ctx;
-	pd->ibv_pd.handle = attr->pd->handle;
-	pd->protection_domain = inner;
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
-		pd->alloc = attr->alloc;
-		pd->free = attr->free;
-	}
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
-		pd->pd_context = attr->pd_context;
-	__atomic_add_fetch(&inner->refs, 1, __ATOMIC_RELAXED);
-	return &pd->ibv_pd;
-}
-
-static int sib_dealloc_pd(struct ibv_pd *ibpd)
-{
-	struct sib_pd *pd = to_sib_pd(ibpd);
-	int ret;
-
-	/* parent domains on a PD, objects on a parent domain */
-	if (__atomic_load_n(&pd->refs, __ATOMIC_RELAXED))
-		return EBUSY;
-	if (pd->protection_domain) {
-		__atomic_sub_fetch(&pd->protection_domain->refs, 1,
-				   __ATOMIC_RELAXED);
-		free(pd);
-		return 0;
-	}
-	ret = ibv_cmd_dealloc_pd(ibpd);
-	if (!ret)
-		free(pd);
-	return ret;
-}
-
-void *sib_obj_calloc(struct ibv_pd *ibpd, size_t size, uint64_t resource_type,
-		     struct sib_obj_mem *mem)
-{
-	struct sib_pd *pd = ibpd ? to_sib_pd(ibpd) : NULL;
-	void *p = IBV_ALLOCATOR_USE_DEFAULT;
-
-	memset(mem, 0, sizeof(*mem));
-	if (pd && pd->protection_domain) {
-		mem->parent = pd;
-		mem->resource_type = resource_type;
-		if (pd->alloc)
-			p = pd->alloc(ibpd, pd->pd_context, size, 64,
-				      resource_type);
-	}
-	if (p == IBV_ALLOCATOR_USE_DEFAULT) {
-		p = calloc(1, size);
-	} else if (p) {
-		mem->custom = 1;
-		memset(p, 0, size);
-	}
-	if (!p) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (mem->parent)
-		__atomic_add_fetch(&mem->parent->refs, 1, __ATOMIC_RELAXED);
-	return p;
-}
-
-void sib_obj_free(void *obj, const struct sib_obj_mem *in_obj)
-{
-	struct sib_obj_mem mem = *in_obj;	/* @in_obj may lie in @obj */
-
-	if (mem.custom)
-		mem.parent->free(&mem.parent->ibv_pd, mem.parent->pd_context,
-				 obj, mem.resource_type);
-	else
-		free(obj);
-	if (mem.parent)
-		__atomic_sub_fetch(&mem.parent->refs, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * The device clock is the kernel's CLOCK_REALTIME in ns (hca_core_clock
- * 1 GHz), so user space reads it without a system call.
- */
-static int sib_query_rt_values(struct ibv_context *ctx,
-			       struct ibv_values_ex *values)
-{
-	uint32_t want = values->comp_mask;
-
-	(void)ctx;
-	values->comp_mask = 0;
-	if (want & IBV_VALUES_MASK_RAW_CLOCK) {
-		if (clock_gettime(CLOCK_REALTIME, &values->raw_clock))
-			return errno;
-		values->comp_mask |= IBV_VALUES_MASK_RAW_CLOCK;
-	}
-	return 0;
-}
 
 static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access)

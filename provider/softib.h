@@ -346,13 +346,48 @@ void sib_munmap_ring(struct sib_ring *ring);
 int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 
-/* softib.c */
+/* device.c: the device's attributes */
+/** sib_query_device_ex() - ibv_query_device_ex verb (a uverbs command). */
+int sib_query_device_ex(struct ibv_context *ctx,
+			const struct ibv_query_device_ex_input *input,
+			struct ibv_device_attr_ex *attr, size_t attr_size);
+/** sib_query_port() - ibv_query_port verb (a uverbs command). */
+int sib_query_port(struct ibv_context *ctx, uint8_t port,
+		   struct ibv_port_attr *attr);
+/**
+ * sib_query_rt_values() - ibv_query_rt_values_ex verb: the device clock,
+ * CLOCK_REALTIME in ns, read without a system call.
+ * Return: 0 or the errno of clock_gettime().
+ */
+int sib_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
 /**
  * sib_ctx_atomic_cap() - the device's atomic capability, queried from the
- * kernel once per context. Return: 0 or errno; *cap set on success.
+ * kernel once per context.
+ * @ctx:	the context
+ * @cap:	out: the capability
+ *
+ * Context: any thread; takes the context's caps_lock.
+ * Return: 0 or errno; *cap set on success.
  */
 int sib_ctx_atomic_cap(struct ibv_context *ctx, enum ibv_atomic_cap *cap);
 
+/* pd.c: protection domains, parent domains, object memory */
+/** sib_alloc_pd() - ibv_alloc_pd verb. */
+struct ibv_pd *sib_alloc_pd(struct ibv_context *ctx);
+/**
+ * sib_alloc_parent_domain() - ibv_alloc_parent_domain verb: a PD with the
+ * application's allocator for the QPs and CQs created on it (no thread
+ * domains). Return: the parent domain, or NULL with errno set.
+ */
+struct ibv_pd *
+sib_alloc_parent_domain(struct ibv_context *ctx,
+			struct ibv_parent_domain_init_attr *attr);
+/**
+ * sib_dealloc_pd() - ibv_dealloc_pd verb, of a PD or a parent domain.
+ * Return: 0, EBUSY while parent domains or objects use it, or the errno
+ * of the command.
+ */
+int sib_dealloc_pd(struct ibv_pd *pd);
 /**
  * sib_obj_calloc() - zeroed memory for a provider object created on @pd.
  * @pd:		the object's PD or parent domain (NULL: no domain)
