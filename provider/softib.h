@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libsoftib: the rdma-core provider of the softib software RoCEv2 device.
- * Provider objects, the shared-ring helpers and the prototypes that the
- * provider's files use across each other.
+ * Provider objects, the shared-ring helpers and, one section per file, the
+ * functions that the provider's files use across each other. Files call
+ * one way, down: softib.c | cq.c qp.c srq.c | qp_ex.c ring.c | device.c
+ * doorbell.c pd.c wqe.c (docs/design.md, tests/file-graph).
  *
  * Rings (see include/uapi/rdma/softib-abi.h): a 128-byte header with a
  * free-running producer and consumer index, then 2^n fixed-size slots.
