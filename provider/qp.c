@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libsoftib: queue pairs. Send and receive WQEs are written straight into
- * rings shared with the kernel; a send doorbell (a post_send command with
- * no work requests) is only needed while the kernel is idle on the SQ.
+ * rings shared with the kernel; a send doorbell (doorbell.c) is only
+ * needed while the kernel is idle on the SQ.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
 
 enum {
@@ -21,66 +18,6 @@ enum {
 		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
 		IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
-
-/* The old doorbell: a zero-WR IB_USER_VERBS_CMD_POST_SEND write(). */
-static int sib_sq_doorbell_write(struct sib_qp *qp)
-{
-	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct ib_uverbs_post_send_resp resp;
-	struct ibv_post_send cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.response = (uintptr_t)&resp;
-	cmd.qp_handle = ibqp->handle;
-	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
-		return errno ? errno : EIO;
-	return 0;
-}
-
-/*
- * Ring the SQ doorbell: the bound doorbell file when the context has one
- * (SIB_UCTX_RESP_F_DB_FILE, see softib-abi.h), else, or when that fails
- * (the device went away: ENOTCONN), the SIB_METHOD_QP_DOORBELL ioctl when
- * the kernel offers it (SIB_UCTX_RESP_F_DB_IOCTL), else the post_send
- * command.
- */
-static int sib_sq_doorbell(struct sib_qp *qp)
-{
-	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct sib_context *ctx = to_sib_ctx(ibqp->context);
-	int db_fd = __atomic_load_n(&ctx->db_fd, __ATOMIC_ACQUIRE);
-
-	if (db_fd >= 0 &&
-	    !__atomic_load_n(&ctx->db_fd_gone, __ATOMIC_RELAXED)) {
-		if (!ioctl(db_fd, SIB_DBF_IOCTL_RING,
-			   (unsigned long)ibqp->qp_num))
-			return 0;
-		/* the device went away: one system call per doorbell from now */
-		if (errno == ENOTCONN)
-			__atomic_store_n(&ctx->db_fd_gone, 1, __ATOMIC_RELAXED);
-	}
-	if (!ctx->db_ioctl)
-		return sib_sq_doorbell_write(qp);
-	return sib_driver_ioctl(ibqp->context->cmd_fd, UVERBS_OBJECT_QP,
-				SIB_METHOD_QP_DOORBELL,
-				SIB_ATTR_QP_DOORBELL_HANDLE, ibqp->handle);
-}
-
-int sib_sq_publish(struct sib_qp *qp)
-{
-	struct sib_ring_hdr *hdr = sib_ring_hdr(&qp->sq.ring);
-
-	sib_store_release(&hdr->producer, qp->sq.ring.idx);
-	/* pairs with the kernel's kernel_idle store, barrier, producer load */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&hdr->kernel_idle, __ATOMIC_RELAXED))
-		return sib_sq_doorbell(qp);
-	return 0;
-}
 
 /* Posting sends is only defined once the QP reached RTS (or later). */
 static int sib_sq_state_ok(struct ibv_qp *ibqp)
@@ -141,48 +78,6 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err ? err : db;
 }
 
-/**
- * sib_post_recv_ring() - post a list of receive WRs into an RQ or SRQ ring.
- * Return: 0 or errno, *bad_wr set to the first WR not posted.
- */
-static int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
-			      struct ibv_recv_wr **bad_wr)
-{
-	struct sib_ring_hdr *hdr = sib_ring_hdr(&rq->ring);
-	uint32_t start;
-	int err = 0;
-
-	if (sib_ring_dead(&rq->ring)) {
-		*bad_wr = wr;
-		return EIO;
-	}
-	pthread_spin_lock(&rq->lock);
-	start = rq->ring.idx;
-	for (; wr; wr = wr->next) {
-		uint32_t cons = sib_load_acquire(&hdr->consumer);
-
-		if (sib_ring_full(rq->ring.idx, cons, rq->ring.limit)) {
-			err = ENOMEM;
-			break;
-		}
-		err = sib_build_recv_wqe(sib_ring_slot(rq->ring.buf,
-						       rq->ring.idx,
-						       rq->ring.num,
-						       rq->ring.stride),
-					 rq->ring.stride, wr, rq->max_sge);
-		if (err)
-			break;
-		rq->ring.idx++;
-	}
-	if (rq->ring.idx != start)
-		sib_store_release(&hdr->producer, rq->ring.idx);
-	pthread_spin_unlock(&rq->lock);
-
-	if (err)
-		*bad_wr = wr;
-	return err;
-}
-
 int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
@@ -227,16 +122,6 @@ int sib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 }
 
 /* ---- create / destroy ---- */
-
-static int sib_wq_init(struct sib_wq *wq)
-{
-	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
-}
-
-static uint32_t sib_min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
 
 /* Map the rings of a new QP from the kernel's answer. */
 static int sib_qp_map(struct ibv_context *ctx, struct sib_qp *qp,
@@ -447,207 +332,5 @@ int sib_destroy_qp(struct ibv_qp *ibqp)
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
 	sib_obj_free(qp, &qp->mem);
-	return 0;
-}
-
-/* ---- shared receive queues ---- */
-
-int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr)
-{
-	struct sib_srq *srq = to_sib_srq(ibsrq);
-	struct ibv_recv_wr *dummy;
-
-	if (!bad_wr)
-		bad_wr = &dummy;
-	*bad_wr = NULL;
-	if (!wr)
-		return 0;
-	if (!srq->rq.ring.buf) {
-		*bad_wr = wr;
-		return EINVAL;
-	}
-	return sib_post_recv_ring(&srq->rq, wr, bad_wr);
-}
-
-/* Map the receive ring of a new SRQ from the kernel's answer. */
-static int sib_srq_map(struct ibv_context *ctx, struct sib_srq *srq,
-		       const struct sib_create_srq_resp *drv,
-		       const struct ibv_srq_attr *attr)
-{
-	int ret;
-
-	ret = sib_mmap_ring(ctx, &srq->rq.ring, drv->mmap_offset,
-			    drv->mmap_size, drv->num_entries, drv->stride);
-	if (!ret && !srq->rq.ring.buf)
-		ret = EPROTO;
-	if (ret)
-		return ret;
-	srq->rq.ring.limit = sib_min_u32(drv->num_entries, attr->max_wr);
-	srq->rq.ring.idx =
-		sib_load_acquire(&sib_ring_hdr(&srq->rq.ring)->producer);
-	srq->rq.max_sge = attr->max_sge;
-	srq->srq_num = drv->srq_num;
-	return 0;
-}
-
-static struct sib_srq *sib_srq_alloc(void)
-{
-	struct sib_srq *srq = calloc(1, sizeof(*srq));
-
-	if (!srq || sib_wq_init(&srq->rq)) {
-		free(srq);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return srq;
-}
-
-static void sib_srq_free(struct sib_srq *srq, int err)
-{
-	pthread_spin_destroy(&srq->rq.lock);
-	free(srq);
-	errno = err;
-}
-
-struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *attr)
-{
-	struct {
-		struct ib_uverbs_create_srq_resp ibv_resp;
-		struct sib_create_srq_resp drv;
-	} resp;
-	struct ibv_create_srq cmd;
-	struct sib_srq *srq;
-	int ret;
-
-	srq = sib_srq_alloc();
-	if (!srq)
-		return NULL;
-	memset(&resp, 0, sizeof(resp));
-	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = sib_srq_map(pd->context, srq, &resp.drv, &attr->attr);
-	if (ret) {
-		ibv_cmd_destroy_srq(&srq->vsrq.srq);
-		goto err_free;
-	}
-	return &srq->vsrq.srq;
-
-err_free:
-	sib_srq_free(srq, ret);
-	return NULL;
-}
-
-struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
-				  struct ibv_srq_init_attr_ex *attr)
-{
-	struct {
-		struct ib_uverbs_create_srq_resp ibv_resp;
-		struct sib_create_srq_resp drv;
-	} resp;
-	struct ibv_create_xsrq cmd;
-	struct sib_srq *srq;
-	int ret;
-
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    attr->srq_type == IBV_SRQT_TM) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	srq = sib_srq_alloc();
-	if (!srq)
-		return NULL;
-	memset(&resp, 0, sizeof(resp));
-	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = sib_srq_map(ctx, srq, &resp.drv, &attr->attr);
-	if (ret) {
-		ibv_cmd_destroy_srq(&srq->vsrq.srq);
-		goto err_free;
-	}
-	return &srq->vsrq.srq;
-
-err_free:
-	sib_srq_free(srq, ret);
-	return NULL;
-}
-
-struct ibv_xrcd *sib_open_xrcd(struct ibv_context *ctx,
-			       struct ibv_xrcd_init_attr *attr)
-{
-	struct ib_uverbs_open_xrcd_resp resp;
-	struct ibv_open_xrcd cmd;
-	struct verbs_xrcd *xrcd;
-	int ret;
-
-	xrcd = calloc(1, sizeof(*xrcd));
-	if (!xrcd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
-				sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(xrcd);
-		errno = ret;
-		return NULL;
-	}
-	return &xrcd->xrcd;
-}
-
-int sib_close_xrcd(struct ibv_xrcd *ibxrcd)
-{
-	struct verbs_xrcd *xrcd = (struct verbs_xrcd *)ibxrcd;
-	int ret = ibv_cmd_close_xrcd(xrcd);
-
-	if (!ret)
-		free(xrcd);
-	return ret;
-}
-
-int sib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
-{
-	struct ibv_modify_srq cmd;
-
-	/* resizing would need a new ring: not offered by this ABI */
-	if (mask & IBV_SRQ_MAX_WR)
-		return EOPNOTSUPP;
-	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
-}
-
-int sib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
-{
-	struct ibv_query_srq cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
-}
-
-int sib_destroy_srq(struct ibv_srq *ibsrq)
-{
-	struct sib_srq *srq = to_sib_srq(ibsrq);
-	int ret;
-
-	ret = ibv_cmd_destroy_srq(ibsrq);
-	if (ret)
-		return ret;
-	sib_munmap_ring(&srq->rq.ring);
-	pthread_spin_destroy(&srq->rq.lock);
-	free(srq);
-	return 0;
-}
-
-int sib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
-{
-	*srq_num = to_sib_srq(ibsrq)->srq_num;
 	return 0;
 }

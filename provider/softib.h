@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libsoftib: the rdma-core provider of the softib software RoCEv2 device.
- * Provider objects, the shared-ring helpers and the prototypes that the
- * provider's files use across each other.
+ * Provider objects, the shared-ring helpers and, one section per file, the
+ * functions that the provider's files use across each other. Files call
+ * one way, down: softib.c | cq.c qp.c srq.c | qp_ex.c ring.c | device.c
+ * doorbell.c pd.c wqe.c (docs/design.md, tests/file-graph).
  *
  * Rings (see include/uapi/rdma/softib-abi.h): a 128-byte header with a
  * free-running producer and consumer index, then 2^n fixed-size slots.
@@ -48,6 +50,12 @@ static inline void *sib_ring_slot(void *ring, uint32_t idx, uint32_t num,
 {
 	return (char *)ring + SIB_RING_HDR_SIZE +
 	       (size_t)(idx & (num - 1)) * stride;
+}
+
+/* The smaller of @a and @b (ring limits: the kernel's size, the caller's cap). */
+static inline uint32_t sib_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
 }
 
 /* Load the index written by the other side (pairs with its release). */
@@ -189,6 +197,12 @@ struct sib_wq {
 	uint32_t max_inline;
 };
 
+/* Initialise the lock of a QP's SQ or RQ, or of an SRQ. Return: 0 or errno. */
+static inline int sib_wq_init(struct sib_wq *wq)
+{
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
 struct sib_qp {
 	struct verbs_qp vqp;
 	struct sib_obj_mem mem;
@@ -301,7 +315,7 @@ void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc);
 /* cross-file verbs                                                   */
 /* ------------------------------------------------------------------ */
 
-/* softib.c */
+/* ring.c: rings shared with the kernel */
 /**
  * sib_mmap_ring() - map a ring the kernel described in a create response.
  * Return: 0 or errno (ring->buf stays NULL on failure; size 0 maps nothing).
@@ -321,28 +335,61 @@ int sib_mmap_ring_at(struct ibv_context *ctx, struct sib_ring *ring,
 /** sib_munmap_ring() - undo sib_mmap_ring(); safe on an unmapped ring. */
 void sib_munmap_ring(struct sib_ring *ring);
 /**
- * sib_db_file_prepare() - open and bind the context's doorbell file the first
- * time a QP is created in it (an application that never creates a QP, such
- * as librdmacm opening every device, holds no extra file descriptor).  Takes
- * ctx->db_lock; a failure (no /dev/softib_db, EMFILE, ...) sets db_fd to -1
- * for good and leaves the doorbells on the ioctl or write kinds.
+ * sib_post_recv_ring() - post a list of receive WRs into an RQ or SRQ ring.
+ * @rq:		the QP's receive queue or the SRQ's queue
+ * @wr:		the first WR of the list (not NULL)
+ * @bad_wr:	out: the first WR not posted, left alone when all were
+ *
+ * Context: any thread; takes rq->lock. No system call: the producer index
+ * is published with a release store.
+ * Return: 0, EIO when the kernel destroyed the queue under the process
+ * (device gone), ENOMEM when the ring is full, EINVAL for a bad WR.
  */
-void sib_db_file_prepare(struct sib_context *ctx);
-/**
- * sib_driver_ioctl() - call a softib driver method with one mandatory
- * attribute whose value is inline (an object handle, a raw fd), through
- * RDMA_VERBS_IOCTL on the context's @cmd_fd (softib-abi.h).
- * Return: 0 or the errno of ioctl().
- */
-int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
-		     uint16_t attr, uint64_t data);
+int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 
+/* device.c: the device's attributes */
+/** sib_query_device_ex() - ibv_query_device_ex verb (a uverbs command). */
+int sib_query_device_ex(struct ibv_context *ctx,
+			const struct ibv_query_device_ex_input *input,
+			struct ibv_device_attr_ex *attr, size_t attr_size);
+/** sib_query_port() - ibv_query_port verb (a uverbs command). */
+int sib_query_port(struct ibv_context *ctx, uint8_t port,
+		   struct ibv_port_attr *attr);
+/**
+ * sib_query_rt_values() - ibv_query_rt_values_ex verb: the device clock,
+ * CLOCK_REALTIME in ns, read without a system call.
+ * Return: 0 or the errno of clock_gettime().
+ */
+int sib_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
 /**
  * sib_ctx_atomic_cap() - the device's atomic capability, queried from the
- * kernel once per context. Return: 0 or errno; *cap set on success.
+ * kernel once per context.
+ * @ctx:	the context
+ * @cap:	out: the capability
+ *
+ * Context: any thread; takes the context's caps_lock.
+ * Return: 0 or errno; *cap set on success.
  */
 int sib_ctx_atomic_cap(struct ibv_context *ctx, enum ibv_atomic_cap *cap);
 
+/* pd.c: protection domains, parent domains, object memory */
+/** sib_alloc_pd() - ibv_alloc_pd verb. */
+struct ibv_pd *sib_alloc_pd(struct ibv_context *ctx);
+/**
+ * sib_alloc_parent_domain() - ibv_alloc_parent_domain verb: a PD with the
+ * application's allocator for the QPs and CQs created on it (no thread
+ * domains). Return: the parent domain, or NULL with errno set.
+ */
+struct ibv_pd *
+sib_alloc_parent_domain(struct ibv_context *ctx,
+			struct ibv_parent_domain_init_attr *attr);
+/**
+ * sib_dealloc_pd() - ibv_dealloc_pd verb, of a PD or a parent domain.
+ * Return: 0, EBUSY while parent domains or objects use it, or the errno
+ * of the command.
+ */
+int sib_dealloc_pd(struct ibv_pd *pd);
 /**
  * sib_obj_calloc() - zeroed memory for a provider object created on @pd.
  * @pd:		the object's PD or parent domain (NULL: no domain)
@@ -358,6 +405,29 @@ void *sib_obj_calloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 		     struct sib_obj_mem *mem);
 /** sib_obj_free() - free @obj from sib_obj_calloc(); @mem may lie in @obj. */
 void sib_obj_free(void *obj, const struct sib_obj_mem *mem);
+
+/* doorbell.c: publishing the SQ, the send doorbells, the doorbell file */
+/**
+ * sib_db_file_prepare() - open and bind the context's doorbell file the first
+ * time a QP is created in it (an application that never creates a QP, such
+ * as librdmacm opening every device, holds no extra file descriptor).
+ * @ctx:	the context of the QP being created
+ *
+ * Context: any thread; takes ctx->db_lock. A failure (no /dev/softib_db,
+ * EMFILE, ...) sets db_fd to -1 for good and leaves the doorbells on the
+ * ioctl or write kinds; nothing is returned.
+ */
+void sib_db_file_prepare(struct sib_context *ctx);
+/**
+ * sib_sq_publish() - make SQ slots up to the private producer index
+ * visible to the kernel and ring the doorbell when the kernel is idle.
+ * @qp:		the QP whose qp->sq.ring.idx is to be published
+ *
+ * Context: any thread; the caller holds qp->sq.lock.
+ * Return: 0 (no doorbell needed, or it was rung) or the errno of the
+ * doorbell system call.
+ */
+int sib_sq_publish(struct sib_qp *qp);
 
 /* cq.c */
 /** sib_create_cq() - ibv_create_cq verb. */
@@ -380,7 +450,7 @@ int sib_resize_cq(struct ibv_cq *ibcq, int cqe);
 /** sib_destroy_cq() - destroy the CQ and unmap its ring. */
 int sib_destroy_cq(struct ibv_cq *ibcq);
 
-/* qp.c, qp_ex.c */
+/* qp.c */
 /** sib_create_qp() - ibv_create_qp verb. */
 struct ibv_qp *sib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 /** sib_create_qp_ex() - ibv_create_qp_ex verb (ibv_qp_ex post API too). */
@@ -402,16 +472,12 @@ int sib_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 /** sib_bind_mw() - bind a type 1 MW by posting a BIND_MW WQE. */
 int sib_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		struct ibv_mw_bind *bind);
+
+/* qp_ex.c */
 /** sib_qp_ex_setup() - install the ibv_qp_ex wr_* functions on @qp. */
 void sib_qp_ex_setup(struct sib_qp *qp, uint64_t send_ops_flags);
-/**
- * sib_sq_publish() - make SQ slots up to the private producer index
- * visible to the kernel and ring the doorbell when the kernel is idle.
- * Caller holds the SQ lock. Return: 0 or errno of the doorbell write.
- */
-int sib_sq_publish(struct sib_qp *qp);
 
-/* qp.c: shared receive queues */
+/* srq.c: shared receive queues and XRC domains */
 /** sib_create_srq() - ibv_create_srq verb. */
 struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr);

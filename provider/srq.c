@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftib: shared receive queues (basic and XRC) and XRC domains. An
+ * SRQ is a receive ring shared with the kernel, posted to without a system
+ * call like a QP's receive queue (ring.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "softib.h"
+
+int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct sib_srq *srq = to_sib_srq(ibsrq);
+	struct ibv_recv_wr *dummy;
+
+	if (!bad_wr)
+		bad_wr = &dummy;
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	if (!srq->rq.ring.buf) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sib_post_recv_ring(&srq->rq, wr, bad_wr);
+}
+
+/* Map the receive ring of a new SRQ from the kernel's answer. */
+static int sib_srq_map(struct ibv_context *ctx, struct sib_srq *srq,
+		       const struct sib_create_srq_resp *drv,
+		       const struct ibv_srq_attr *attr)
+{
+	int ret;
+
+	ret = sib_mmap_ring(ctx, &srq->rq.ring, drv->mmap_offset,
+			    drv->mmap_size, drv->num_entries, drv->stride);
+	if (!ret && !srq->rq.ring.buf)
+		ret = EPROTO;
+	if (ret)
+		return ret;
+	srq->rq.ring.limit = sib_min_u32(drv->num_entries, attr->max_wr);
+	srq->rq.ring.idx =
+		sib_load_acquire(&sib_ring_hdr(&srq->rq.ring)->producer);
+	srq->rq.max_sge = attr->max_sge;
+	srq->srq_num = drv->srq_num;
+	return 0;
+}
+
+static struct sib_srq *sib_srq_alloc(void)
+{
+	struct sib_srq *srq = calloc(1, sizeof(*srq));
+
+	if (!srq || sib_wq_init(&srq->rq)) {
+		free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return srq;
+}
+
+static void sib_srq_free(struct sib_srq *srq, int err)
+{
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	errno = err;
+}
+
+struct ibv_srq *sib_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp ibv_resp;
+		struct sib_create_srq_resp drv;
+	} resp;
+	struct ibv_create_srq cmd;
+	struct sib_srq *srq;
+	int ret;
+
+	srq = sib_srq_alloc();
+	if (!srq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_srq_map(pd->context, srq, &resp.drv, &attr->attr);
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err_free;
+	}
+	return &srq->vsrq.srq;
+
+err_free:
+	sib_srq_free(srq, ret);
+	return NULL;
+}
+
+struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp ibv_resp;
+		struct sib_create_srq_resp drv;
+	} resp;
+	struct ibv_create_xsrq cmd;
+	struct sib_srq *srq;
+	int ret;
+
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type == IBV_SRQT_TM) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = sib_srq_alloc();
+	if (!srq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_srq_map(ctx, srq, &resp.drv, &attr->attr);
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err_free;
+	}
+	return &srq->vsrq.srq;
+
+err_free:
+	sib_srq_free(srq, ret);
+	return NULL;
+}
+
+struct ibv_xrcd *sib_open_xrcd(struct ibv_context *ctx,
+			       struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int sib_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = (struct verbs_xrcd *)ibxrcd;
+	int ret = ibv_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
+}
+
+int sib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
+{
+	struct ibv_modify_srq cmd;
+
+	/* resizing would need a new ring: not offered by this ABI */
+	if (mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
+}
+
+int sib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int sib_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sib_srq *srq = to_sib_srq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	sib_munmap_ring(&srq->rq.ring);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	return 0;
+}
+
+int sib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_sib_srq(ibsrq)->srq_num;
+	return 0;
+}
