@@ -857,7 +857,6 @@ static void case_ud_ah(const char *only)
 		result("ud_ah_num", 0, "UD QP setup failed: %s", strerror(errno));
 		return;
 	}
-	a.qkey = 0;
 	sibt_qp_rtr(qp, &a);
 	sibt_qp_rts(qp, &a);
 	base_wqe(&w, IBV_WR_SEND, 0);
