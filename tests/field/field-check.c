@@ -51,8 +51,9 @@
  * Prints "CASE field_<case>_<req>_<resp> ok|FAIL <detail>" per pair case
  * and "CASE field_<case>_<dev> ..." per one-device case (inline_probe,
  * srq_recv_cap, recv_reset, send_reset: on the requester device); -o LIST
- * runs the named cases only ("local": the one-device ones); exit 0 iff all
- * ok, 2 on setup errors.
+ * runs the named cases only ("local": the one-device ones); --list prints
+ * the names -o takes, in the order they run, and needs no device; exit 0
+ * iff all ok, 2 on setup errors.
  */
 #include <infiniband/verbs.h>
 #include <errno.h>
@@ -65,6 +66,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "sibtest.h"
 
 #define BUF	(64 * 1024)	/* [0, BUF/2): source, [BUF/2, BUF): target */
 #define TGT	(BUF / 2)
@@ -130,31 +132,14 @@ static void report(const char *name, const char *okmsg)
 	why[0] = 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void dev_open(struct dev *d, const char *name, int gidx)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i, fl;
+	int fl;
 
-	if (!list)
-		die("no verbs devices");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i])
-		die("no device %s", name);
 	d->name = name;
-	d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	d->ctx = sibt_open(name);
 	if (!d->ctx)
-		die("cannot open %s", name);
+		die(errno == ENODEV ? "no device %s" : "cannot open %s", name);
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->gidx = gidx;
 	if (!d->pd || ibv_query_device(d->ctx, &d->attr) ||
@@ -249,70 +234,40 @@ static void ep_fini(struct ep *e)
 
 static void to_rts(struct ep *e, struct ep *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct sibt_conn c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.mtu = IBV_MTU_1024, .dest_qpn = peer->qp->qp_num,
+		.rq_psn = 0x100, .dgid = peer->d->gid, .sgid_index = e->d->gidx,
+		.max_dest_rd_atomic = 4, .min_rnr_timer = 1,
+		.sq_psn = 0x100, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 4,
 	};
+	int st = sibt_qp_to_rts(e->qp, &c);
 
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("%s: modify to INIT failed", e->d->name);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->d->gid;
-	a.ah_attr.grh.sgid_index = e->d->gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("%s: modify to RTR failed", e->d->name);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("%s: modify to RTS failed", e->d->name);
+	if (st)
+		die("%s: modify to %s failed", e->d->name, sibt_qp_state_name(st));
 }
 
 /* one completion from @cq within 10 s; 0 when none came */
 static int get_cqe(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	double t0 = now_s();
-	int n;
+	int n = sibt_poll(cq, wc, 10, 0);
 
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("poll_cq failed");
-		if (n)
-			return 1;
-	} while (now_s() - t0 < 10);
-	return 0;
+	if (n < 0)
+		die("poll_cq failed");
+	return n;
 }
 
 /* nothing in @cq for @sec seconds */
 static int cq_quiet(struct ibv_cq *cq, double sec, struct ibv_wc *wc)
 {
-	double t0 = now_s();
+	double t0 = sibt_now();
 
 	do {
 		if (ibv_poll_cq(cq, 1, wc))
 			return 0;
-	} while (now_s() - t0 < sec);
+	} while (sibt_now() - t0 < sec);
 	return 1;
 }
 
@@ -864,8 +819,7 @@ static struct ibv_qp *ud_qp(struct dev *d, struct ibv_cq *cq)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11111111 };
+	struct sibt_conn c = { .qkey = 0x11111111, .sq_psn = 0 };
 	struct ibv_qp_init_attr_ex iax = {
 		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
 		.cap = ia.cap, .pd = d->pd,
@@ -875,15 +829,11 @@ static struct ibv_qp *ud_qp(struct dev *d, struct ibv_cq *cq)
 	};
 	struct ibv_qp *qp = ibv_create_qp_ex(d->ctx, &iax);
 
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY))
+	if (!qp || sibt_qp_init(qp, &c))
 		die("%s: UD QP", d->name);
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+	if (sibt_qp_rtr(qp, &c))
 		die("%s: UD QP to RTR", d->name);
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+	if (sibt_qp_rts(qp, &c))
 		die("%s: UD QP to RTS", d->name);
 	return qp;
 }
@@ -1236,16 +1186,63 @@ static uint32_t probe_inline(struct dev *d)
 	return 0;
 }
 
+/*
+ * The cases -o names, in the order they run (--list): the pair cases on one
+ * requester/responder pair, srq_limit on a pair of its own (the responder on
+ * an SRQ), local on the requester device alone. @ok: the detail of an ok
+ * result (NULL: made in main).
+ */
+enum { ON_PAIR, ON_SRQ_PAIR, ON_DEVICE };
+static const struct fcase {
+	const char *name;
+	int on;
+	void (*run)(struct ep *r, struct ep *s);
+	const char *ok;
+} cases[] = {
+	{ "zero_len", ON_PAIR, case_zero_len, "0-byte SEND, SEND_IMM, WRITE, READ, "
+	  "WRITE_IMM (no SGE), WRITE, READ (one 0-byte SGE), an 8-byte SEND: "
+	  "completions, immediates, data" },
+	{ "inline_max", ON_PAIR, case_inline_max, NULL },
+	{ "sge_zero", ON_PAIR, case_sge_zero, "SEND from 50+0+200 B SGEs into "
+	  "100+0+200 B SGEs: byte_len 250, placement, nothing beyond" },
+	{ "atomics", ON_PAIR, case_atomics, "CMP_SWAP hit/miss, FETCH_ADD with wrap: "
+	  "returned values and remote word" },
+	{ "too_many_sge", ON_PAIR, case_too_many_sge, "max_sge + 1 refused on SQ and "
+	  "RQ, then a max_sge SEND arrives" },
+	{ "wr_api", ON_PAIR, case_wr_api, "inline list of max_inline arrives, one past "
+	  "it refused; 3-SGE SEND byte_len 600" },
+	{ "ud_over_mtu", ON_PAIR, case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
+	  "success, nothing sent; MTU B arrive with GRH and src_qp; reply "
+	  "via ibv_create_ah_from_wc arrives; 0-byte UD SEND arrives" },
+	{ "solicited", ON_PAIR, case_solicited, "solicited_only: no event for an "
+	  "unsolicited SEND, one for a solicited; armed for all: one" },
+	{ "mw_inv", ON_PAIR, case_mw_inv, "WRITE through a type 2 window, SEND with "
+	  "Invalidate of its R_Key (WITH_INV, key), then REM_ACCESS_ERR" },
+	{ "flush", ON_PAIR, case_flush, "4 receives flushed in order by modify to "
+	  "ERR; WRs posted in ERR complete flushed" },
+	{ "srq_limit", ON_SRQ_PAIR, case_srq_limit, "one SRQ_LIMIT_REACHED "
+	  "below the limit, disarmed after, limit > max_wr refused" },
+	{ "local", ON_DEVICE, NULL, NULL },
+};
+
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
+	const char *names[SIBT_ARRAY_SIZE(cases)];
 	struct ep r, s;
 	char name[128], ok[128];
 	uint32_t inl;
+	unsigned int i;
 	int opt;
 	const char *dn = NULL, *Dn = NULL;
 	int g = -1, G = -1;
 
+	for (i = 0; i < SIBT_ARRAY_SIZE(cases); i++)
+		names[i] = cases[i].name;
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		sibt_list(names, SIBT_ARRAY_SIZE(names));
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "d:D:g:G:o:h")) != -1) {
 		switch (opt) {
 		case 'd': dn = optarg; break;
@@ -1254,7 +1251,8 @@ int main(int argc, char **argv)
 		case 'G': G = atoi(optarg); break;
 		case 'o': only = optarg; break;
 		default:
-			fprintf(stderr, "usage: field-check -d REQ_DEV -g GIDX -D RESP_DEV -G GIDX [-o CASE]\n");
+			fprintf(stderr, "usage: field-check -d REQ_DEV -g GIDX -D RESP_DEV -G GIDX [-o CASE]\n"
+				"       field-check --list\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -1277,51 +1275,35 @@ int main(int argc, char **argv)
 	ep_init(&s, &dresp, 0, 0);
 	to_rts(&r, &s);
 	to_rts(&s, &r);
-#define PAIR(n, fn, msg) do {						\
-		if (RUN(n)) {						\
-			snprintf(name, sizeof(name), "field_" n "_%s_%s", dn, Dn); \
-			fn(&r, &s);					\
-			report(name, msg);				\
-		}							\
-	} while (0)
-	PAIR("zero_len", case_zero_len, "0-byte SEND, SEND_IMM, WRITE, READ, "
-	     "WRITE_IMM (no SGE), WRITE, READ (one 0-byte SGE), an 8-byte "
-	     "SEND: completions, immediates, data");
 	snprintf(ok, sizeof(ok), "inline SEND and WRITE of %u B, %u B refused",
 		 r.max_inline, r.max_inline + 1);
-	PAIR("inline_max", case_inline_max, ok);
-	PAIR("sge_zero", case_sge_zero, "SEND from 50+0+200 B SGEs into "
-	     "100+0+200 B SGEs: byte_len 250, placement, nothing beyond");
-	PAIR("atomics", case_atomics, "CMP_SWAP hit/miss, FETCH_ADD with wrap: "
-	     "returned values and remote word");
-	PAIR("too_many_sge", case_too_many_sge, "max_sge + 1 refused on SQ and "
-	     "RQ, then a max_sge SEND arrives");
-	PAIR("wr_api", case_wr_api, "inline list of max_inline arrives, one past "
-	     "it refused; 3-SGE SEND byte_len 600");
-	PAIR("ud_over_mtu", case_ud_over_mtu, "UD SEND of active MTU + 1 B: "
-	     "success, nothing sent; MTU B arrive with GRH and src_qp; reply "
-	     "via ibv_create_ah_from_wc arrives; 0-byte UD SEND arrives");
-	PAIR("solicited", case_solicited, "solicited_only: no event for an "
-	     "unsolicited SEND, one for a solicited; armed for all: one");
-	PAIR("mw_inv", case_mw_inv, "WRITE through a type 2 window, SEND with "
-	     "Invalidate of its R_Key (WITH_INV, key), then REM_ACCESS_ERR");
-	PAIR("flush", case_flush, "4 receives flushed in order by modify to "
-	     "ERR; WRs posted in ERR complete flushed");
+	for (i = 0; i < SIBT_ARRAY_SIZE(cases); i++) {
+		if (cases[i].on != ON_PAIR || !RUN(cases[i].name))
+			continue;
+		snprintf(name, sizeof(name), "field_%s_%s_%s", cases[i].name, dn, Dn);
+		cases[i].run(&r, &s);
+		report(name, cases[i].ok ? cases[i].ok : ok);
+	}
 	ep_fini(&r);
 	ep_fini(&s);
 
-	if (RUN("srq_limit")) {
+	for (i = 0; i < SIBT_ARRAY_SIZE(cases); i++) {
+		if (cases[i].on == ON_PAIR || !RUN(cases[i].name))
+			continue;
+		if (cases[i].on == ON_DEVICE) {
+			case_local(&dreq);
+			continue;
+		}
 		ep_init(&r, &dreq, 0, 0);
 		ep_init(&s, &dresp, 1, 0);
 		to_rts(&r, &s);
 		to_rts(&s, &r);
-		PAIR("srq_limit", case_srq_limit, "one SRQ_LIMIT_REACHED "
-		     "below the limit, disarmed after, limit > max_wr refused");
+		snprintf(name, sizeof(name), "field_%s_%s_%s", cases[i].name, dn, Dn);
+		cases[i].run(&r, &s);
+		report(name, cases[i].ok);
 		ep_fini(&r);
 		ep_fini(&s);
 	}
-	if (RUN("local"))
-		case_local(&dreq);
 	printf("field-check: %s\n", nfail ? "FAIL" : "ok");
 	return nfail ? 1 : 0;
 }

@@ -21,6 +21,9 @@
  *	failures, for the caller to compare with the kind's
  *	<kind>_limit_exceeded counter.
  *
+ *   sib-limits --list
+ *	the KINDs, one per line (no device needed)
+ *
  * Prints "ok ..." or "FAIL ..." per check; exit 0 iff all ok, 2 on usage
  * or setup errors.
  */
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "sibtest.h"
 
 #define MAX_OBJS 4096	/* far above the limits the test sets */
 
@@ -287,21 +291,9 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: sib-limits -d DEV -q QP_WR,CQE,SRQ_WR\n"
-		"       sib-limits -d DEV -g GID_INDEX KIND=FREE... (KIND: qp cq mr srq pd ah mw)\n");
+		"       sib-limits -d DEV -g GID_INDEX KIND=FREE... (KIND: qp cq mr srq pd ah mw)\n"
+		"       sib-limits --list\n");
 	return 2;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **l = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; l && l[i]; i++)
-		if (!strcmp(ibv_get_device_name(l[i]), name))
-			c = ibv_open_device(l[i]);
-	ibv_free_device_list(l);
-	return c;
 }
 
 int main(int argc, char **argv)
@@ -310,6 +302,11 @@ int main(int argc, char **argv)
 	unsigned int qp_wr, cqe, srq_wr;
 	int opt, i, j, n;
 
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (j = 0; j < (int)SIBT_ARRAY_SIZE(kinds); j++)
+			printf("%s\n", kinds[j].name);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "d:g:q:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
@@ -320,7 +317,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev || (!queues && optind == argc))
 		return usage();
-	ctx = open_dev(dev);
+	ctx = sibt_open(dev);
 	if (!ctx) {
 		fprintf(stderr, "sib-limits: cannot open %s\n", dev);
 		return 2;
@@ -344,11 +341,11 @@ int main(int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
 
-		for (j = 0; eq && j < (int)(sizeof(kinds) / sizeof(kinds[0])); j++)
+		for (j = 0; eq && j < (int)SIBT_ARRAY_SIZE(kinds); j++)
 			if (strlen(kinds[j].name) == (size_t)(eq - argv[i]) &&
 			    !strncmp(kinds[j].name, argv[i], eq - argv[i]))
 				break;
-		if (!eq || j == (int)(sizeof(kinds) / sizeof(kinds[0])))
+		if (!eq || j == (int)SIBT_ARRAY_SIZE(kinds))
 			return usage();
 		if (!strcmp(kinds[j].name, "ah") && gid_index < 0) {
 			fprintf(stderr, "sib-limits: ah needs -g GID_INDEX\n");

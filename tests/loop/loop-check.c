@@ -13,16 +13,18 @@
  *             at the requester, IBV_WC_LOC_LEN_ERR at the responder
  *
  * Prints "CASE <name> ok|FAIL <detail>" per case; exit 0 iff all ok.
+ * --list prints the case names, one per line, and needs no device.
  */
 #include <infiniband/verbs.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include "sibtest.h"
 
 #define BUF	4096
 #define MTU	1024
@@ -55,14 +57,6 @@ static void fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void side_init(struct side *s)
@@ -99,39 +93,21 @@ static void side_fini(struct side *s)
 
 static void to_rts(struct ibv_qp *qp, uint32_t dqpn, int rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	struct sibt_conn c = {
+		.access = IBV_ACCESS_REMOTE_WRITE,
+		.mtu = IBV_MTU_1024, .dest_qpn = dqpn, .dgid = gid,
+		.sgid_index = gidx, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = 1,		/* 0.01 ms */
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = rnr_retry,
+		.max_rd_atomic = 1,
 	};
+	int st = sibt_qp_to_rts(qp, &c);
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("modify to INIT failed");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;		/* 0.01 ms */
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify to RTR failed");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify to RTS failed");
+	if (st) {
+		fprintf(stderr, "loop-check: modify to %s failed\n",
+			sibt_qp_state_name(st));
+		exit(2);
+	}
 }
 
 static void pair_init(struct side *a, struct side *b, int rnr_retry)
@@ -145,17 +121,11 @@ static void pair_init(struct side *a, struct side *b, int rnr_retry)
 /* one completion from @cq within 10 s; 0 when none came */
 static int get_cqe(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	double t0 = now_s();
-	int n;
+	int n = sibt_poll(cq, wc, 10, 0);
 
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("poll_cq failed");
-		if (n)
-			return 1;
-	} while (now_s() - t0 < 10);
-	return 0;
+	if (n < 0)
+		die("poll_cq failed");
+	return n;
 }
 
 static void post_recv(struct side *s, uint64_t wr_id, uint32_t len)
@@ -261,7 +231,9 @@ static void one(struct side *from, struct side *to, int op, uint32_t len,
 		fail("message %llu: byte after the data written", (unsigned long long)id);
 }
 
-static void case_data(int iters)
+static int iters = 2000;
+
+static void case_data(void)
 {
 	struct side a, b;
 	int i;
@@ -274,7 +246,6 @@ static void case_data(int iters)
 	}
 	side_fini(&a);
 	side_fini(&b);
-	report("data");
 }
 
 static void case_rnr(void)
@@ -292,7 +263,6 @@ static void case_rnr(void)
 		fail("data differ");
 	side_fini(&a);
 	side_fini(&b);
-	report("rnr");
 }
 
 static void case_rnr_exc(void)
@@ -304,7 +274,6 @@ static void case_rnr_exc(void)
 	expect_wc(a.scq, "send", 1, IBV_WC_RNR_RETRY_EXC_ERR, -1, -1);
 	side_fini(&a);
 	side_fini(&b);
-	report("rnr_exc");
 }
 
 static void case_bad_rkey(void)
@@ -318,7 +287,6 @@ static void case_bad_rkey(void)
 		fail("the WRITE changed the target");
 	side_fini(&a);
 	side_fini(&b);
-	report("bad_rkey");
 }
 
 static void case_too_long(void)
@@ -332,29 +300,46 @@ static void case_too_long(void)
 	expect_wc(b.rcq, "receive", 2, IBV_WC_LOC_LEN_ERR, -1, -1);
 	side_fini(&a);
 	side_fini(&b);
-	report("too_long");
 }
+
+/* the cases, in the order they run */
+static const struct {
+	const char *name;
+	void (*run)(void);
+} cases[] = {
+	{ "data", case_data },
+	{ "rnr", case_rnr },
+	{ "rnr_exc", case_rnr_exc },
+	{ "bad_rkey", case_bad_rkey },
+	{ "too_long", case_too_long },
+};
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "list", 0, NULL, 'l' }, { 0 }
+	};
 	const char *dev_name = "sib0";
-	struct ibv_device **list;
-	int c, i, iters = 2000;
+	const char *names[SIBT_ARRAY_SIZE(cases)];
+	unsigned int i;
+	int c;
 
-	while ((c = getopt(argc, argv, "d:g:n:")) != -1) {
+	for (i = 0; i < SIBT_ARRAY_SIZE(cases); i++)
+		names[i] = cases[i].name;
+	while ((c = getopt_long(argc, argv, "d:g:n:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'n': iters = atoi(optarg); break;
+		case 'l':
+			sibt_list(names, SIBT_ARRAY_SIZE(names));
+			return 0;
 		default:
-			fprintf(stderr, "usage: loop-check [-d DEV] [-g GIDX] [-n ITERS]\n");
+			fprintf(stderr, "usage: loop-check [-d DEV] [-g GIDX] [-n ITERS] [--list]\n");
 			return 2;
 		}
 	}
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
+	ctx = sibt_open(dev_name);
 	if (!ctx)
 		die("cannot open the device");
 	if (ibv_query_gid(ctx, 1, gidx, &gid))
@@ -363,13 +348,11 @@ int main(int argc, char **argv)
 	if (!pd)
 		die("alloc_pd failed");
 	srand(1);
-	case_data(iters);
-	case_rnr();
-	case_rnr_exc();
-	case_bad_rkey();
-	case_too_long();
+	for (i = 0; i < SIBT_ARRAY_SIZE(cases); i++) {
+		cases[i].run();
+		report(cases[i].name);
+	}
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	return failed;
 }

@@ -27,6 +27,7 @@
 #include <wordexp.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include "sibtest.h"
 
 #define MSG 64
 #define GRH 40
@@ -59,7 +60,6 @@ struct opts {
 	long wr_qkey;
 };
 
-static struct ibv_device **dev_list;
 static sigjmp_buf case_env;
 static char setup_msg[128];
 
@@ -90,37 +90,12 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	int i;
-
-	if (!dev_list)
-		dev_list = ibv_get_device_list(NULL);
-	for (i = 0; dev_list && dev_list[i]; i++)
-		if (!strcmp(ibv_get_device_name(dev_list[i]), name))
-			return ibv_open_device(dev_list[i]);
-	return NULL;
-}
-
 static void read_counters(struct side *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < NCNT; i++) {
-		char path[256];
-		FILE *f;
-
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-			 s->name, counters[i]);
-		s->cnt[i] = -1;
-		f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%lld", &s->cnt[i]) != 1)
-				s->cnt[i] = -1;
-			fclose(f);
-		}
-	}
+	for (i = 0; i < NCNT; i++)
+		s->cnt[i] = sibt_counter(s->name, 1, counters[i]);
 }
 
 static void print_deltas(struct side *s, const char *tag)
@@ -138,30 +113,16 @@ static void print_deltas(struct side *s, const char *tag)
 /* the RoCE v2 GID of an IPv4 address */
 static int find_gid(struct side *s)
 {
-	struct ibv_gid_entry e;
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		if (ibv_query_gid_ex(s->ctx, 1, i, &e, 0))
-			continue;
-		if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
-			continue;
-		if (e.gid.raw[10] != 0xff || e.gid.raw[11] != 0xff)
-			continue;
-		s->gid_index = i;
-		s->gid = e.gid;
-		return 0;
-	}
-	return -1;
+	s->gid_index = sibt_find_gid(s->ctx, 1, 32, &s->gid);
+	return s->gid_index < 0 ? -1 : 0;
 }
 
 static void open_side(struct side *s, const struct opts *o)
 {
 	struct ibv_qp_init_attr ia = {};
-	struct ibv_qp_attr a = {};
-	int mask;
+	struct sibt_conn c = {};
 
-	s->ctx = open_dev(s->name);
+	s->ctx = sibt_open(s->name);
 	if (!s->ctx)
 		setup_err("open_device", ENODEV);
 	if (find_gid(s))
@@ -190,60 +151,28 @@ static void open_side(struct side *s, const struct opts *o)
 	s->qp = ibv_create_qp(s->pd, &ia);
 	if (!s->qp)
 		setup_err("create_qp", errno);
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = s->pkey_index;
-	a.port_num = 1;
-	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-	if (o->ud) {
-		a.qkey = s->qkey;
-		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-		mask |= IBV_QP_ACCESS_FLAGS;
-	}
-	errno = ibv_modify_qp(s->qp, &a, mask);
-	if (errno)
+	c.pkey_index = s->pkey_index;
+	c.qkey = s->qkey;			/* UD */
+	c.access = IBV_ACCESS_REMOTE_WRITE;	/* RC */
+	if (sibt_qp_init(s->qp, &c))
 		setup_err("modify_qp_init", errno);
 }
 
 static void to_rts(struct side *s, struct side *peer, const struct opts *o)
 {
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
+	struct sibt_conn c = {
+		.pkey_index = s->pkey_index,
+		.mtu = IBV_MTU_1024, .dest_qpn = peer->qp->qp_num, .rq_psn = 100,
+		.dgid = peer->gid, .sgid_index = s->gid_index,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+		.sq_psn = 100,
+		.timeout = 12,		/* 16.8 ms */
+		.retry_cnt = o->retry, .rnr_retry = 7, .max_rd_atomic = 1,
+	};
 
-	a.qp_state = IBV_QPS_RTR;
-	if (!o->ud) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = peer->qp->qp_num;
-		a.rq_psn = 100;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer->gid;
-		a.ah_attr.grh.sgid_index = s->gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER;
-	}
-	errno = ibv_modify_qp(s->qp, &a, mask);
-	if (errno)
+	if (sibt_qp_rtr(s->qp, &c))
 		setup_err("modify_qp_rtr", errno);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 100;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (!o->ud) {
-		a.timeout = 12;		/* 16.8 ms */
-		a.retry_cnt = o->retry;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	errno = ibv_modify_qp(s->qp, &a, mask);
-	if (errno)
+	if (sibt_qp_rts(s->qp, &c))
 		setup_err("modify_qp_rts", errno);
 }
 
@@ -281,7 +210,7 @@ static void close_side(struct side *s)
 /* the P_Key table as libibverbs sees it (ibv_query_pkey: sysfs) */
 static int show_pkeys(const char *name)
 {
-	struct ibv_context *ctx = open_dev(name);
+	struct ibv_context *ctx = sibt_open(name);
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	__be16 pkey;

@@ -8,6 +8,7 @@
  * a CQ, the same CQ) still moves verified data afterwards.
  *
  * Usage: ring-tamper --dev DEV [--gid N] [--results FILE] [--timeout SEC] [CASE...]
+ *        ring-tamper --list      (the case names, one per line, no device needed)
  * Prints "RESULT wire_ring_<case> ok|FAIL <detail>" per case and
  * "ring-tamper: N/M ok"; exit status 0 iff all ok, 2 on setup errors.
  *
@@ -28,6 +29,7 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
+#include "sibtest.h"
 
 #define BUF_SIZE	65536
 #define MSG		256
@@ -44,7 +46,10 @@ static FILE *results;
 static int nok, nfail;
 static uint32_t seq;
 
-/* every case, for --list (tests/check expects a result of each) */
+/*
+ * every case, for --list (tests/check expects a result of each); a result
+ * of a name not here, or no result of a selected one, is a FAIL
+ */
 static const char *const case_names[] = {
 	"sq_num_sge", "sq_sge_len", "sq_sge_len1", "sq_opcode", "sq_lkey_other_pd",
 	"sq_lkey_garbage", "sq_inline_len", "sq_flags", "sq_local_inv_inline",
@@ -57,22 +62,32 @@ static const char *const case_names[] = {
 	"qp_access_memory_flags", "mr_zero_based", "cq_resize_many",
 };
 
+#define NCASES SIBT_ARRAY_SIZE(case_names)
+static int reported[NCASES];
+static const char *only_cases;	/* NULL: all */
+/* the same test as the cases' WANT(), on the whole selection */
+#define CASE_WANTED(n) (!only_cases || strstr(only_cases, n))
+
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return sibt_now();
 }
 
 static void result(const char *name, int ok, const char *fmt, ...)
 {
 	char detail[512];
 	va_list ap;
+	int id = sibt_case_index(case_names, NCASES, name);
 
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
+	if (id < 0) {
+		ok = 0;
+		strcpy(detail, "a result of a case --list does not name");
+	} else {
+		reported[id]++;
+	}
 	printf("RESULT wire_ring_%s %s %s\n", name, ok ? "ok" : "FAIL", detail);
 	fflush(stdout);
 	if (results) {
@@ -95,63 +110,53 @@ static struct ibv_qp *create_qp(struct ibv_cq *c, struct ibv_srq *srq,
 			 .max_send_sge = 2, .max_recv_sge = 2,
 			 .max_inline_data = max_inline },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE,
+	struct sibt_conn a = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_LOCAL_WRITE,
 	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
 
 	if (!qp)
 		return NULL;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+	if (sibt_qp_init(qp, &a)) {
 		ibv_destroy_qp(qp);
 		return NULL;
 	}
 	return qp;
 }
 
+/* the RTR and RTS attributes towards @peer on the same device (loopback) */
+static struct sibt_conn conn_to(struct ibv_qp *peer)
+{
+	return (struct sibt_conn){
+		.mtu = IBV_MTU_1024, .dest_qpn = peer->qp_num, .rq_psn = 1,
+		.dgid = gid, .sgid_index = gid_index,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+		.sq_psn = 1, .timeout = 14, .retry_cnt = 2, .rnr_retry = 2,
+		.max_rd_atomic = 1,
+	};
+}
+
 /* INIT -> RTR towards @peer on the same device (loopback) */
 static int rtr_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = peer->qp_num, .rq_psn = 1,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .dgid = gid, .sgid_index = gid_index,
-				      .hop_limit = 64 } },
-	};
+	struct sibt_conn c = conn_to(peer);
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	return 0;
+	return sibt_qp_rtr(qp, &c) ? -1 : 0;
 }
 
-/* RTR -> RTS */
-static int rts_qp(struct ibv_qp *qp)
+/* RTR -> RTS towards @peer */
+static int rts_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 {
-	struct ibv_qp_attr a;
+	struct sibt_conn c = conn_to(peer);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 1;
-	a.timeout = 14;
-	a.retry_cnt = 2;
-	a.rnr_retry = 2;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return sibt_qp_rts(qp, &c);
 }
 
 /* INIT -> RTR -> RTS towards @peer on the same device (loopback) */
 static int connect_qp(struct ibv_qp *qp, struct ibv_qp *peer)
 {
-	return rtr_qp(qp, peer) || rts_qp(qp) ? -1 : 0;
+	return rtr_qp(qp, peer) || rts_qp(qp, peer) ? -1 : 0;
 }
 
 struct pair {
@@ -184,16 +189,8 @@ static int wait_wc(struct ibv_cq *c, uint64_t wr_id, struct ibv_wc *out,
 {
 	double end = now() + secs;
 	struct ibv_wc wc;
-	int n;
 
-	while (now() < end) {
-		n = ibv_poll_cq(c, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			usleep(1000);
-			continue;
-		}
+	while (sibt_poll(c, &wc, end - now(), 1000) > 0) {
 		if (wc.wr_id == wr_id) {
 			*out = wc;
 			return 0;
@@ -240,12 +237,7 @@ static int post_send(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
-	return a.qp_state;
+	return (enum ibv_qp_state)sibt_qp_state(qp);
 }
 
 static int wait_state(struct ibv_qp *qp, enum ibv_qp_state want, double secs)
@@ -851,8 +843,7 @@ static void case_ud_ah(const char *only)
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x1111 };
+	struct sibt_conn a = { .qkey = 0x1111 };
 	struct sib_send_wqe w;
 	struct ibv_qp *qp;
 	struct ibv_wc wc;
@@ -862,16 +853,12 @@ static void case_ud_ah(const char *only)
 	if (!WANT("ud_ah_num"))
 		return;
 	qp = ibv_create_qp(pd, &ia);
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY)) {
+	if (!qp || sibt_qp_init(qp, &a)) {
 		result("ud_ah_num", 0, "UD QP setup failed: %s", strerror(errno));
 		return;
 	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	ibv_modify_qp(qp, &a, IBV_QP_STATE);
-	a.qp_state = IBV_QPS_RTS;
-	ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	sibt_qp_rtr(qp, &a);
+	sibt_qp_rts(qp, &a);
 	base_wqe(&w, IBV_WR_SEND, 0);
 	w.wr_id = 0xbad0051;
 	w.wr.ud.ah_num = 0xdeadbeef;
@@ -983,7 +970,7 @@ static void case_db_before_rts(const char *only)
 	e4 = doorbell_ioctl(p.a);
 	c2 = sq_consumer(p.a);
 	post_recv(p.b, NULL, 0xbad0063, dst, 64);
-	if (rts_qp(p.a)) {
+	if (rts_qp(p.a, p.b)) {
 		result("sq_doorbell_before_rts", 0, "modify to RTS failed: %s", strerror(errno));
 		free_pair(&p);
 		return;
@@ -1326,8 +1313,7 @@ int main(int argc, char **argv)
 	};
 	const char *dev = "sib0";
 	char only[1024] = "", why[256];
-	struct ibv_device **list;
-	int c, i, n, fl;
+	int c, i, fl;
 
 	while ((c = getopt_long(argc, argv, "d:g:r:t:lh", opts, NULL)) != -1) {
 		switch (c) {
@@ -1342,8 +1328,7 @@ int main(int argc, char **argv)
 			break;
 		case 't': timeout = atof(optarg); break;
 		case 'l':
-			for (i = 0; i < (int)(sizeof(case_names) / sizeof(case_names[0])); i++)
-				printf("%s\n", case_names[i]);
+			sibt_list(case_names, NCASES);
 			return 0;
 		default:
 			printf("Usage: ring-tamper --dev DEV [--gid N] [--results FILE] [--timeout SEC] [--list] [CASE...]\n");
@@ -1354,21 +1339,13 @@ int main(int argc, char **argv)
 		strncat(only, argv[i], sizeof(only) - strlen(only) - 2);
 		strcat(only, " ");
 	}
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			ctx = ibv_open_device(list[i]);
+	ctx = sibt_open(dev);
 	if (!ctx) {
 		fprintf(stderr, "ring-tamper: cannot open %s\n", dev);
 		return 2;
 	}
-	if (gid_index < 0) {
-		/* the first IPv4-mapped GID */
-		for (i = 0; i < 16 && gid_index < 0; i++)
-			if (!ibv_query_gid(ctx, 1, i, &gid) &&
-			    gid.raw[10] == 0xff && gid.raw[11] == 0xff)
-				gid_index = i;
-	}
+	if (gid_index < 0)	/* the first IPv4-mapped GID */
+		gid_index = sibt_find_gid(ctx, 1, 16, &gid);
 	if (gid_index < 0 || ibv_query_gid(ctx, 1, gid_index, &gid)) {
 		fprintf(stderr, "ring-tamper: no usable GID on %s\n", dev);
 		return 2;
@@ -1398,6 +1375,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ring-tamper: before any tampering: %s\n", why);
 		return 2;
 	}
+	only_cases = only[0] ? only : NULL;
 	cases_sq(only[0] ? only : NULL);
 	cases_rq(only[0] ? only : NULL);
 	cases_cq(only[0] ? only : NULL);
@@ -1408,6 +1386,9 @@ int main(int argc, char **argv)
 	case_qp_access(only[0] ? only : NULL);
 	case_mr_zero_based(only[0] ? only : NULL);
 	case_cq_resize_many(only[0] ? only : NULL);
+	for (i = 0; i < (int)NCASES; i++)
+		if (CASE_WANTED(case_names[i]) && !reported[i])
+			result(case_names[i], 0, "no result: the case did not run");
 	printf("ring-tamper: %d/%d ok\n", nok, nok + nfail);
 	free_pair(&healthy);
 	ibv_dereg_mr(mr);

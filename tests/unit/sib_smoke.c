@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <infiniband/verbs.h>
+#include "sibtest.h"
 
 static unsigned int passed, failed;
 
@@ -101,23 +102,6 @@ static int expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode op,
 		     (unsigned long long)wc.wr_id, wc.opcode, wc.byte_len);
 }
 
-static int find_gid(void)
-{
-	struct ibv_gid_entry e;
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12)) {
-			gid = e.gid;
-			return i;
-		}
-	}
-	return -1;
-}
-
 static struct ibv_qp *make_qp(enum ibv_qp_type t, struct ibv_cq *cq, int ex)
 {
 	struct ibv_qp_init_attr_ex a = {
@@ -137,57 +121,21 @@ static struct ibv_qp *make_qp(enum ibv_qp_type t, struct ibv_cq *cq, int ex)
 	return ibv_create_qp_ex(ctx, &a);
 }
 
+/* RESET -> RTS: 0, or -1, -2, -3 when the modify to INIT, RTR, RTS failed */
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-						    IBV_ACCESS_REMOTE_READ |
-						    IBV_ACCESS_LOCAL_WRITE };
-	int ud = qp->qp_type == IBV_QPT_UD;
+	struct sibt_conn c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_LOCAL_WRITE,
+		.qkey = 0x11111111,
+		.mtu = IBV_MTU_1024, .dest_qpn = dqpn, .rq_psn = 100,
+		.dgid = gid, .sgid_index = (uint8_t)gid_idx,
+		.max_dest_rd_atomic = 4, .min_rnr_timer = 1,
+		.sq_psn = 100, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 4,
+	};
 
-	if (ud) {
-		a.qkey = 0x11111111;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_QKEY))
-			return -1;
-	} else if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-		return -1;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	if (ud) {
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-			return -2;
-	} else {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = 100;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = gid;
-		a.ah_attr.grh.sgid_index = (uint8_t)gid_idx;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			return -2;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 100;
-	if (ud)
-		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -3 : 0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) ? -3 : 0;
+	return -sibt_qp_to_rts(qp, &c);
 }
 
 static int post_recv(struct ep *e, uint64_t id, uint32_t off, uint32_t len)
@@ -442,16 +390,12 @@ int main(int argc, char **argv)
 	const char *name = argc > 1 ? argv[1] : "sib0";
 	struct ibv_cq_init_attr_ex cqa = { .cqe = 256,
 					   .wc_flags = IBV_WC_STANDARD_FLAGS };
-	struct ibv_device **list;
 	struct ibv_device_attr_ex dattr;
 	struct ibv_port_attr pattr;
 	struct ep a = {}, b = {};
 	int i, n;
 
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
+	ctx = sibt_open(name);
 	if (!check(ctx != NULL, "open %s", name))
 		goto out;
 	n = ibv_query_device_ex(ctx, NULL, &dattr);
@@ -462,7 +406,7 @@ int main(int argc, char **argv)
 	check(!n && pattr.state == IBV_PORT_ACTIVE,
 	      "query_port: state %d active_mtu %d", pattr.state,
 	      pattr.active_mtu);
-	gid_idx = find_gid();
+	gid_idx = sibt_find_gid(ctx, 1, 32, &gid);
 	if (!check(gid_idx >= 0, "RoCEv2 IPv4 GID at index %d", gid_idx))
 		goto out;
 	pd = ibv_alloc_pd(ctx);
@@ -495,8 +439,6 @@ int main(int argc, char **argv)
 	check(!ibv_dealloc_pd(pd), "dealloc PD");
 	check(!ibv_close_device(ctx), "close device");
 out:
-	if (list)
-		ibv_free_device_list(list);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "sibtest.h"
 
 #define EXIT_VERIFY	1
 #define EXIT_SETUP	2
@@ -368,19 +369,12 @@ static int parse_args(int argc, char **argv, struct load_opts *o, bool *mix_give
 
 static int read_counter(const char *dev, int port, const char *name, uint64_t *v)
 {
-	char path[512];
-	unsigned long long x;
-	FILE *f;
-	int ok;
+	long long x = sibt_counter(dev, port, name);
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/hw_counters/%s", dev, port, name);
-	f = fopen(path, "r");
-	if (!f)
+	if (x < 0)
 		return -1;
-	ok = fscanf(f, "%llu", &x) == 1;
-	fclose(f);
-	*v = x;
-	return ok ? 0 : -1;
+	*v = (uint64_t)x;
+	return 0;
 }
 
 static void counters_init(struct load_dev *d, int port)
@@ -421,28 +415,12 @@ static void counters_read_after(struct load_dev *d, int port)
 
 /* ---- devices, buffers, QPs ---- */
 
-static bool gid_is_roce_v2_ipv4(struct ibv_context *ctx, int port, int idx, union ibv_gid *gid)
-{
-	struct ibv_gid_entry ent;
-	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	if (ibv_query_gid_ex(ctx, (uint32_t)port, (uint32_t)idx, &ent, 0))
-		return false;
-	*gid = ent.gid;
-	return ent.gid_type == IBV_GID_TYPE_ROCE_V2 && !memcmp(ent.gid.raw, v4map, 12);
-}
-
 static int open_dev(struct load *l, struct load_dev *d, const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i, p = l->o.port;
+	int p = l->o.port;
 
 	d->name = name;
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = sibt_open(name);
 	if (!d->ctx) {
 		fprintf(stderr, "sib-load: cannot open RDMA device %s\n", name);
 		return -1;
@@ -458,9 +436,7 @@ static int open_dev(struct load *l, struct load_dev *d, const char *name)
 			return -1;
 		}
 	} else {
-		for (i = 0; i < d->port_attr.gid_tbl_len && d->gid_index < 0; i++)
-			if (gid_is_roce_v2_ipv4(d->ctx, p, i, &d->gid))
-				d->gid_index = i;
+		d->gid_index = sibt_find_gid(d->ctx, (uint8_t)p, d->port_attr.gid_tbl_len, &d->gid);
 		if (d->gid_index < 0) {
 			fprintf(stderr, "sib-load: %s port %d has no RoCE v2 IPv4 GID (use -g)\n", name, p);
 			return -1;
@@ -559,46 +535,29 @@ static int connect_qp(struct load *l, struct load_ep *e)
 {
 	struct load_ep *p = e->peer;
 	struct load_dev *d = e->dev;
-	struct ibv_qp_attr a = {};
-	int mtu = l->path_mtu;
+	struct sibt_conn c = {
+		.port = (uint8_t)l->o.port,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ | (l->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0),
+		.mtu = (enum ibv_mtu)l->path_mtu,
+		.dest_qpn = p->qp->qp_num,
+		.rq_psn = p->sq_psn,
+		.dgid = p->dev->gid,
+		.sgid_index = (uint8_t)d->gid_index,
+		.max_dest_rd_atomic = (uint8_t)(d->attr.max_qp_rd_atom < 16 ? d->attr.max_qp_rd_atom : 16),
+		.min_rnr_timer = (uint8_t)l->o.min_rnr_timer,
+		.sq_psn = e->sq_psn,
+		.timeout = (uint8_t)l->o.ack_timeout,
+		.retry_cnt = (uint8_t)l->o.retry_cnt,
+		.rnr_retry = (uint8_t)l->o.rnr_retry,
+		.max_rd_atomic = (uint8_t)(d->attr.max_qp_init_rd_atom < 16 ? d->attr.max_qp_init_rd_atom : 16),
+	};
+	int st = sibt_qp_to_rts(e->qp, &c);
 
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = (uint8_t)l->o.port;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ | (l->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		goto err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = (enum ibv_mtu)mtu;
-	a.dest_qp_num = p->qp->qp_num;
-	a.rq_psn = p->sq_psn;
-	a.max_dest_rd_atomic = (uint8_t)(d->attr.max_qp_rd_atom < 16 ? d->attr.max_qp_rd_atom : 16);
-	a.min_rnr_timer = (uint8_t)l->o.min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = p->dev->gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = (uint8_t)l->o.port;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		goto err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = (uint8_t)l->o.ack_timeout;
-	a.retry_cnt = (uint8_t)l->o.retry_cnt;
-	a.rnr_retry = (uint8_t)l->o.rnr_retry;
-	a.sq_psn = e->sq_psn;
-	a.max_rd_atomic = (uint8_t)(d->attr.max_qp_init_rd_atom < 16 ? d->attr.max_qp_init_rd_atom : 16);
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		goto err;
-	return 0;
-err:
+	if (!st)
+		return 0;
 	fprintf(stderr, "sib-load: ibv_modify_qp of QP 0x%x on %s to %s failed: %s\n", e->qp->qp_num,
-		d->name, a.qp_state == IBV_QPS_INIT ? "INIT" : a.qp_state == IBV_QPS_RTR ? "RTR" : "RTS",
-		strerror(errno));
+		d->name, sibt_qp_state_name(st), strerror(errno));
 	return -1;
 }
 

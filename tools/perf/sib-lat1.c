@@ -28,6 +28,7 @@
 
 #define PERF_PROG "sib-lat1"
 #include "perf-args.h"
+#include "sibtest.h"
 
 #define DIE(...) do { fprintf(stderr, "sib-lat1: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)
@@ -106,42 +107,18 @@ static int cmp_double(const void *a, const void *b)
 static void to_rts(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid,
 		   int gidx)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+	struct sibt_conn c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.mtu = IBV_MTU_1024, .dest_qpn = dqpn, .rq_psn = 0,
+		.dgid = *gid, .sgid_index = gidx,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+		.sq_psn = 0, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 1,
 	};
+	int st = sibt_qp_to_rts(qp, &c);
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		DIE("modify to INIT failed");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		DIE("modify to RTR failed");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		DIE("modify to RTS failed");
+	if (st)
+		DIE("modify to %s failed", sibt_qp_state_name(st));
 }
 
 static void wait_cqe(struct ibv_cq *cq, const char *what)
@@ -167,7 +144,6 @@ int main(int argc, char **argv)
 {
 	const char *dev_name = NULL, *op = "send";
 	int gidx = 1, size = 2, iters = 1000, c, i;
-	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;
@@ -218,10 +194,7 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!dev_name || !strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
+	ctx = sibt_open(dev_name);	/* no -d: the last device */
 	if (!ctx)
 		DIE("cannot open device %s", dev_name ? dev_name : "(any)");
 	if (ibv_query_gid(ctx, 1, gidx, &gid))
@@ -301,6 +274,5 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(rcq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	return 0;
 }

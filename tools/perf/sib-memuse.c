@@ -30,6 +30,7 @@
 
 #define PERF_PROG "sib-memuse"
 #include "perf-args.h"
+#include "sibtest.h"
 
 static long mem_free_kb(void)
 {
@@ -75,46 +76,22 @@ static void usage(FILE *f)
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn, union ibv_gid *gid,
 		  int gidx, uint8_t port)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = port,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	struct sibt_conn c = {
+		.port = port, .access = IBV_ACCESS_REMOTE_WRITE,
+		.mtu = IBV_MTU_1024, .dest_qpn = dqpn, .rq_psn = 0,
+		.dgid = *gid, .sgid_index = gidx,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+		.sq_psn = 0, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.max_rd_atomic = 1,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = port;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return sibt_qp_to_rts(qp, &c) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	int nqp = 2048, cqes = 65536, mib = 256, gidx = 1, c, i, b, n;
 	const char *devname = "sib0";
-	struct ibv_device **list;
 	struct ibv_context *ctx;
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
@@ -169,13 +146,9 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), devname))
-			break;
-	if (!list || !list[i])
+	ctx = sibt_open(devname);
+	if (!ctx && errno == ENODEV)
 		DIE("no device %s", devname);
-	ctx = ibv_open_device(list[i]);
 	if (!ctx || ibv_query_device(ctx, &da) || ibv_query_port(ctx, 1, &pa) ||
 	    ibv_query_gid(ctx, 1, gidx, &gid))
 		DIE("cannot open/query %s", devname);
@@ -291,6 +264,5 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	return 0;
 }

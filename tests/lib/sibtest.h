@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sibtest: the verbs set-up that softib's C test programs (tests/) and the
+ * verbs tools under tools/ share: opening a device by name, finding its
+ * RoCE v2 IPv4 GID, moving a QP RESET -> INIT -> RTR -> RTS with the
+ * attributes a program names, polling a CQ with a timeout, reading a port
+ * counter and printing a program's case names (--list). Plain libibverbs;
+ * build tests/lib/sibtest.c into the program (see docs/testing.md).
+ */
+#ifndef SIBTEST_H
+#define SIBTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#define SIBT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC in seconds */
+double sibt_now(void);
+
+/*
+ * The device called @name opened (NULL: the last one ibv_get_device_list
+ * gives); NULL with errno ENODEV when there is none, else ibv_open_device's
+ * errno.
+ */
+struct ibv_context *sibt_open(const char *name);
+
+/*
+ * The first RoCE v2 GID of an IPv4 address (::ffff:a.b.c.d) among the
+ * first @max entries of @port's GID table: its index (and *gid), or -1.
+ */
+int sibt_find_gid(struct ibv_context *ctx, uint8_t port, int max,
+		  union ibv_gid *gid);
+
+/*
+ * The attributes of the three modifies. Zero means: port 1, P_Key index 0,
+ * path MTU 1024, hop limit 64; every other field is used as given, so a
+ * program names each value it relies on. The attribute masks follow the
+ * QP type: RC (and XRC) INIT with access flags, RTR with the address
+ * vector, path MTU, destination QPN, RQ PSN, max_dest_rd_atomic and
+ * min_rnr_timer, RTS with the SQ PSN, timeout, retry_cnt, rnr_retry and
+ * max_rd_atomic; UC the same less the RDMA READ and retry attributes; UD
+ * INIT with the Q_Key, RTR with the state alone, RTS with the SQ PSN.
+ */
+struct sibt_conn {
+	uint8_t port;
+	uint16_t pkey_index;
+	unsigned int access;		/* INIT: qp_access_flags (RC, UC) */
+	uint32_t qkey;			/* INIT: Q_Key (UD) */
+	/* RTR */
+	enum ibv_mtu mtu;
+	uint32_t dest_qpn, rq_psn;
+	union ibv_gid dgid;
+	uint8_t sgid_index, hop_limit;
+	uint8_t max_dest_rd_atomic, min_rnr_timer;
+	/* RTS */
+	uint32_t sq_psn;
+	uint8_t timeout, retry_cnt, rnr_retry, max_rd_atomic;
+};
+
+/* one modify each: 0 or ibv_modify_qp's error (also in errno) */
+int sibt_qp_init(struct ibv_qp *qp, const struct sibt_conn *c);
+int sibt_qp_rtr(struct ibv_qp *qp, const struct sibt_conn *c);
+int sibt_qp_rts(struct ibv_qp *qp, const struct sibt_conn *c);
+
+/*
+ * RESET -> INIT -> RTR -> RTS: 0, or the state whose modify failed
+ * (IBV_QPS_INIT, IBV_QPS_RTR or IBV_QPS_RTS) with errno set.
+ */
+int sibt_qp_to_rts(struct ibv_qp *qp, const struct sibt_conn *c);
+
+/* "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" or "?" */
+const char *sibt_qp_state_name(int state);
+
+/* the QP's state (ibv_query_qp), or -1 */
+int sibt_qp_state(struct ibv_qp *qp);
+
+/*
+ * One completion of @cq within @secs seconds, polling without pause or,
+ * with @idle_us, sleeping that long whenever the CQ is empty: 1 (*wc
+ * filled), 0 when none came, ibv_poll_cq's negative value when it failed.
+ */
+int sibt_poll(struct ibv_cq *cq, struct ibv_wc *wc, double secs,
+	      unsigned int idle_us);
+
+/*
+ * The port counter /sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME,
+ * or -1 when it cannot be read.
+ */
+long long sibt_counter(const char *dev, int port, const char *name);
+
+/*
+ * --list: @names one per line on stdout. The same table names the cases a
+ * program runs, so what it lists is what it can run.
+ */
+void sibt_list(const char *const *names, size_t n);
+
+/* the index of @name in @names, or -1 */
+int sibt_case_index(const char *const *names, size_t n, const char *name);
+
+#endif
