@@ -8,6 +8,11 @@
 #                        LIST=1 (the script's --list) it prints them, prefixed, one a line,
 #                        and exits 0: nothing else of the script runs.  Otherwise a result()
 #                        of a name not among them is an error (tl_status 3).
+#   listing NAME         for scripts whose case runner is the list: with LIST=1 prints the
+#                        prefixed NAME and returns 0 (the runner then returns without
+#                        running the case), else returns 1.  With --list the script then goes
+#                        through its cases without running any: the code that runs them is
+#                        the code that lists them
 #   result NAME ok|FAIL [DETAIL]
 #                        "RESULT <TL_PREFIX>NAME ok|FAIL DETAIL" on stdout (unless
 #                        TL_QUIET=1; with TL_STAMP=1 followed by " [<seconds>s]") and
@@ -51,6 +56,11 @@ cases() {
 	fi
 	for c in "$@"; do TL_CASES[$c]=1; done
 	TL_LISTED=1
+}
+
+listing() { # NAME
+	((${LIST:-0})) || return 1
+	printf '%s%s\n' "$TL_PREFIX" "$1"
 }
 
 result() { # NAME ok|FAIL [DETAIL]
@@ -128,6 +138,7 @@ counters() { # DEV ARRAY
 	local w i
 	_tl_c=()
 	read -ra w < <(rdma statistic show link "$1/1" 2>/dev/null)
+	# shellcheck disable=SC2004 # (an associative array's key needs the ${})
 	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do _tl_c[${w[i]}]=${w[i + 1]}; done
 }
 counters_delta() { # BEFORE AFTER NAME
