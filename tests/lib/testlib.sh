@@ -20,6 +20,7 @@
 #                        STATUS", TL_FAILED NAME (for the scripts' summary lines)
 #   tl_status            the script's exit status: 0 all ok, 1 a case failed, 3 a case was
 #                        reported that cases did not list
+#   TL_CASE_LIST         the names given to cases, in order
 # Waiting
 #   wait_listen PORT [PID [NETNS [TRIES]]]   a TCP listener on PORT (in NETNS, "-" or ""
 #                        for the initial one); status 1 when PID died first or after TRIES
@@ -46,6 +47,7 @@ TL_PREFIX=${TL_PREFIX:-} TL_QUIET=${TL_QUIET:-0} TL_STAMP=${TL_STAMP:-0}
 RESULTS=${RESULTS:-/dev/null}
 nok=0 nfail=0 TL_DONE=() TL_FAILED=() TL_UNLISTED=()
 declare -A TL_CASES=()
+TL_CASE_LIST=()
 TL_LISTED=0
 
 cases() {
@@ -55,7 +57,7 @@ cases() {
 		exit 0
 	fi
 	for c in "$@"; do TL_CASES[$c]=1; done
-	TL_LISTED=1
+	TL_CASE_LIST=("$@") TL_LISTED=1
 }
 
 listing() { # NAME
