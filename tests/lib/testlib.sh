@@ -137,11 +137,11 @@ counter() { # DEV NAME [MISSING]
 }
 counters() { # DEV ARRAY
 	local -n _tl_c=$2
-	local w i
+	local _tl_w i
 	_tl_c=()
-	read -ra w < <(rdma statistic show link "$1/1" 2>/dev/null)
+	read -ra _tl_w < <(rdma statistic show link "$1/1" 2>/dev/null)
 	# shellcheck disable=SC2004 # (an associative array's key needs the ${})
-	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do _tl_c[${w[i]}]=${w[i + 1]}; done
+	for ((i = 2; i + 1 < ${#_tl_w[@]}; i += 2)); do _tl_c[${_tl_w[i]}]=${_tl_w[i + 1]}; done
 }
 counters_delta() { # BEFORE AFTER NAME
 	local -n _tl_b=$1 _tl_a=$2
