@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # (variables the sourcing scripts read)
 # testlib.sh: the helpers every guest script of tests/vm/ shares (sourced, after the script
 # has parsed its options).  docs/testing.md, "The guest scripts' library", says how to use it.
 #
