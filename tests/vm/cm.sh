@@ -5,7 +5,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/cm.sh [--dev DEV] [--addr IP] [--iters N] [--results FILE] [TEST...]
+Usage: tests/vm/cm.sh [--dev DEV] [--addr IP] [--iters N] [--results FILE] [--list] [TEST...]
 
 TESTs (default: all):
   rping ucmatose udaddy mckey write_bw_cm
@@ -23,7 +23,7 @@ calibration failed (r^2 < 0.9, no report) is run again, at most 3 times.  Exit s
 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null ITERS=200 TMO=${PROGRAM_TIMEOUT:-120} tests=()
+DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null LIST=0 ITERS=200 TMO=${PROGRAM_TIMEOUT:-120} tests=()
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -31,6 +31,7 @@ while (($#)); do
 	--addr) ADDR=${2:?}; shift 2 ;;
 	--iters) ITERS=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	-*) echo "cm.sh: unknown argument $1" >&2; exit 2 ;;
 	*) tests+=("$1"); shift ;;
 	esac
@@ -41,22 +42,19 @@ done
 			   send_lat write_lat read_lat atomic_lat
 			   uc_send_bw uc_write_bw uc_send_lat uc_write_lat ud_send_bw ud_send_lat)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+cases "${tests[@]}"
 OUT=$(mktemp -d /tmp/cm.XXXXXX)
 PORT=18515
-nok=0 nfail=0
 
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
 # the server is ready: perftest listens on TCP $PORT, rdma_cm servers have a LISTEN cm_id
 wait_ready() { # pid tcp|cm|sleep
 	local i
+	[[ $2 == tcp ]] && { wait_listen "$PORT" "$1" "" 100; return; }
 	for i in $(seq 100); do
 		kill -0 "$1" 2>/dev/null || return 1
 		case $2 in
-		tcp) ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0 ;;
 		cm) rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0 ;;
 		*) ((i >= 20)) && return 0 ;;
 		esac
@@ -160,4 +158,4 @@ for t in "${tests[@]}"; do
 done
 rm -rf "$OUT"
 echo "cm.sh: $nok ok, $nfail failed"
-((nfail == 0))
+tl_status

@@ -6,7 +6,7 @@
 set -uo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/doorbell.sh [--ko FILE] [--bound SEC] [--results FILE] [--bench N]
+Usage: tests/vm/doorbell.sh [--ko FILE] [--bound SEC] [--results FILE] [--bench N] [--list]
 
 Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE):
   provider_uses_file, provider_uses_ioctl, ring_valid, bogus_handle, cq_handle,
@@ -29,9 +29,10 @@ Prints "RESULT doorbell_<case> ok|FAIL <detail>" per case (also appended to FILE
 Then the cost of one doorbell of each kind (sib-doorbell bench, --bench N calls, default
 2000; printed, not judged). Exit status 0 iff all cases are ok.
 --ko: the softib.ko to insmod again (default \$VM_SOFTIB_KO, else ./softib.ko).
+--list prints the case names (doorbell_<case>) and exits.
 USAGE
 }
-KO=${VM_SOFTIB_KO:-$PWD/softib.ko} BOUND=60 RESULTS=/dev/null BENCH=2000
+KO=${VM_SOFTIB_KO:-$PWD/softib.ko} BOUND=60 RESULTS=/dev/null BENCH=2000 LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -39,47 +40,33 @@ while (($#)); do
 	--bound) BOUND=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--bench) BENCH=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	*) echo "doorbell.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
 DB=$HERE/../doorbell/sib-doorbell
+TL_PREFIX=doorbell_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# the cases of sib-doorbell (its "cases" command), then this script's own
+DB_CASES=(provider_uses_file provider_uses_ioctl ring_valid bogus_handle cq_handle
+	  other_context file_unbound file_bind_bad_fd file_ring_valid file_bogus_qpn
+	  file_qpn_too_big file_other_context file_init_qp file_bind_busy file_after_close
+	  file_closed_first file_ring_teardown file_lazy file_emfile forced_write ring_write dup_after_close)
+cases "${DB_CASES[@]}" rc_pingpong rc_pingpong_ioctl rc_pingpong_write link_delete rmmod
 OUT=$(mktemp -d /tmp/doorbell.XXXXXX)
 NIC=eth0 NICADDR=10.0.2.15 VA=10.78.0.1
-nok=0 nfail=0 summary=()
 
-result() { # name ok|FAIL detail
-	echo "RESULT doorbell_$1 $2 ${3:-}"
-	echo "RESULT doorbell_$1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-	summary+=("$1 $2")
-}
 gid() { "$TOOLS/roce-gid-index" --addr "$2" "$1"; }
-wait_gid() {
-	local i
-	for i in $(seq 100); do gid "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
-	return 1
-}
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-wait_listen() {
-	local i
-	for i in $(seq 200); do
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+cnt() { counter "$1" "$2"; }
 
 g=$(gid sib0 $NICADDR)
 # ---------------------------------------------------------------- sib-doorbell cases
 "$DB" -d sib0 -g "$g" cases >"$OUT/cases" 2>&1
 grep -v "^RESULT" "$OUT/cases"
-for c in provider_uses_file provider_uses_ioctl ring_valid bogus_handle cq_handle \
-	 other_context file_unbound file_bind_bad_fd file_ring_valid file_bogus_qpn \
-	 file_qpn_too_big file_other_context file_init_qp file_bind_busy file_after_close \
-	 file_closed_first file_ring_teardown file_lazy file_emfile forced_write ring_write dup_after_close; do
+for c in "${DB_CASES[@]}"; do
 	r=$(grep "^RESULT doorbell_$c " "$OUT/cases" | head -1)
 	if [[ -n $r ]]; then
 		read -r _ _ st detail <<<"$r"
@@ -168,5 +155,5 @@ removal rmmod rmmod softib
 wait_gid sib0 $NICADDR && "$DB" -d sib0 -g "$(gid sib0 $NICADDR)" bench "$BENCH"
 
 rm -rf "$OUT"
-echo "doorbell: $nok/$((nok + nfail)) ok: ${summary[*]}"
-((nfail == 0))
+echo "doorbell: $nok/$((nok + nfail)) ok: ${TL_DONE[*]}"
+tl_status

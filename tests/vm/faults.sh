@@ -7,7 +7,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/faults.sh [--results FILE] [--seed N] [--only NAME[,NAME...]] [--quick] [--big]
+Usage: tests/vm/faults.sh [--results FILE] [--seed N] [--only NAME[,NAME...]] [--quick] [--big] [--list]
 
 Cases (netem on both veths unless noted; sib-load, mixed WRITE/READ/SEND(+imm)/atomics, path
 MTU 4096, both directions):
@@ -25,10 +25,11 @@ MTU 4096, both directions):
 For each: "RESULT faults_<name> ok|FAIL <bytes, completions, mismatches, lost, duplicated,
 counters>" (also appended to FILE). ok when sib-load exits 0 with 0 mismatches, lost,
 duplicated, unknown and wrong completions, no error status (the exhaustion cases: exactly the
-expected one besides flushes) and the case's counter condition holds.  Exit 0 iff all ok.
+expected one besides flushes) and the case's counter condition holds.  --list prints the
+names of the cases the other options select (faults_<name>) and exits.  Exit 0 iff all ok.
 USAGE
 }
-RESULTS=/dev/null SEED="" ONLY="" QUICK=0 BIG=0 TMO=${FAULTS_TIMEOUT:-300}
+RESULTS=/dev/null SEED="" ONLY="" QUICK=0 BIG=0 LIST=0 TMO=${FAULTS_TIMEOUT:-300}
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -37,29 +38,28 @@ while (($#)); do
 	--only) ONLY=${2:?}; shift 2 ;;
 	--quick) QUICK=1; shift ;;
 	--big) BIG=1; shift ;;
+	--list) LIST=1; shift ;;
 	*) echo "faults.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOAD=$HERE/../../tools/load/sib-load
-[[ -x $LOAD ]] || { echo "faults.sh: $LOAD not built (make -C tools/load)" >&2; exit 2; }
-OUT=$(mktemp -d /tmp/faults.XXXXXX)
-nok=0 nfail=0
+TL_PREFIX=faults_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# with --list the cases below go by without running: run prints each name (listing)
+if ((!LIST)); then
+	[[ -x $LOAD ]] || { echo "faults.sh: $LOAD not built (make -C tools/load)" >&2; exit 2; }
+	OUT=$(mktemp -d /tmp/faults.XXXXXX)
+fi
 
 setup() {
+	((LIST)) && return
 	modprobe veth; modprobe sch_netem
-	ip netns add A; ip netns add B
-	ip link add vethA type veth peer name vethB
-	ip link set vethA netns A; ip link set vethB netns B
-	ip -n A addr add 192.168.77.1/24 dev vethA; ip -n B addr add 192.168.77.2/24 dev vethB
-	ip -n A link set vethA mtu 9000 up; ip -n B link set vethB mtu 9000 up
-	ip -n A link set lo up; ip -n B link set lo up
+	netns_pair A B vethA vethB 192.168.77.1 192.168.77.2 9000 || exit 1
 	ip netns exec A rdma link add sibA type softib netdev vethA
 	ip netns exec B rdma link add sibB type softib netdev vethB
-	for _ in $(seq 50); do
-		[[ $(cat /sys/class/infiniband/sibB/ports/1/state 2>/dev/null) == *ACTIVE* ]] && break
-		sleep 0.1
-	done
+	wait_active sibB 50 || true
 }
 teardown() {
 	rdma link delete sibA 2>/dev/null || true
@@ -68,19 +68,15 @@ teardown() {
 	ip netns del B 2>/dev/null || true
 	rm -rf "$OUT"
 }
-trap teardown EXIT
+((LIST)) || trap teardown EXIT
 netem() { # netem SIDES ARGS...: SIDES is A, B or AB; no ARGS: remove
 	local sides=$1 s; shift
+	((LIST)) && return
 	for s in $(grep -o . <<<"$sides"); do
 		tc -n "$s" qdisc del dev "veth$s" root 2>/dev/null || true
 		(($#)) && tc -n "$s" qdisc add dev "veth$s" root netem "$@"
 	done
 	return 0
-}
-result() {
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
 }
 field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 # cnt FILE DEV NAME: counter delta from sib-load's "counters DEV: name=+N ..." line
@@ -100,6 +96,7 @@ expect_name() {
 
 # run NAME [--expect STATUS] [--need COUNTER] [--during 'CMD'] -- SIB-LOAD-ARGS...
 run() {
+	listing "$1" && return 0
 	local name=$1 f=$OUT/$1 rc=0 why="" k v expect="" need="" during="" st seed bg=""
 	shift
 	while [[ $1 != -- ]]; do
@@ -137,8 +134,8 @@ run() {
 	seed=$(sed -n 's/^sib-load: seed \([0-9]*\).*/\1/p' "$f")
 	local detail
 	detail="$(field bytes "$f") bytes, $(field completions "$f") completions, mismatches $(field mismatches "$f"), lost $(field lost "$f"), duplicated $(field duplicated "$f")${expect:+, $expect}, $((SECONDS - t0)) s, seed ${seed:-?}; sibA: $(nonzero "$f" sibA); sibB: $(nonzero "$f" sibB)"
-	if [[ -z $why ]]; then result "faults_$name" ok "$detail"
-	else why=${why# }; result "faults_$name" FAIL "${why%;}; $detail"; fi
+	if [[ -z $why ]]; then result "$name" ok "$detail"
+	else why=${why# }; result "$name" FAIL "${why%;}; $detail"; fi
 }
 # --only takes one name or a comma-separated list
 want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]] && { ((!QUICK)) || [[ " clean loss5 corrupt " == *" $1 "* ]]; }; }
@@ -169,6 +166,7 @@ want peer_gone && { netem AB; run peer_gone --expect retry-exceeded --need retry
 if [[ ",$ONLY," == *,big20,* ]] || ((BIG)); then
 	netem AB loss 20%; TMO=$((TMO > 600 ? TMO : 600)) run big20 -- -q 4 -M 4M -o 4 -b 256M
 fi
+((LIST)) && exit 0
 netem AB
 echo "faults: $nok/$((nok + nfail)) ok"
-((nfail == 0))
+tl_status

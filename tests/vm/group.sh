@@ -4,6 +4,7 @@ set -uo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/group.sh --plan FILE --out DIR [--ko FILE] [--dev sib0|rxe0]
+       tests/vm/group.sh --plan FILE --list
 
 Runs the commands of FILE (one a line: LABEL<TAB>TIMEOUT<TAB>COMMAND, COMMAND a shell line)
 one after another, each in a session of its own under 'timeout TIMEOUT', its output on stdout
@@ -16,20 +17,27 @@ default \$VM_SOFTIB_KO, and softib_db.ko beside it) loaded and sib0 on eth0 ACTI
 IPv4 GID, rdma_rxe unloaded (it holds UDP port 4791; with --dev rxe0, as for tools/vm-run
 --rxe: rdma_rxe and rxe0 instead). A reset that fails is reported on stdout and in the next command's log; the
 command runs all the same. Exit status 0 when every command ran (whatever their status), 2 on
-bad usage. Meant to run inside a tools/vm-run guest.
+bad usage. Meant to run inside a tools/vm-run guest.  --list prints the LABELs of FILE, the
+commands it would run (each writes DIR/LABEL.rc), and exits.
 USAGE
 }
-PLAN="" OUTDIR="" KO=${VM_SOFTIB_KO:-} DEV=sib0
+PLAN="" OUTDIR="" KO=${VM_SOFTIB_KO:-} DEV=sib0 LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--plan) [[ $# -ge 2 ]] || { echo "group.sh: --plan needs a file" >&2; exit 2; }; PLAN=$2; shift 2 ;;
 	--out) [[ $# -ge 2 ]] || { echo "group.sh: --out needs a directory" >&2; exit 2; }; OUTDIR=$2; shift 2 ;;
 	--ko) [[ $# -ge 2 ]] || { echo "group.sh: --ko needs a file" >&2; exit 2; }; KO=$2; shift 2 ;;
+	--list) LIST=1; shift ;;
 	--dev) [[ ${2:-} == sib0 || ${2:-} == rxe0 ]] || { echo "group.sh: --dev is sib0 or rxe0" >&2; exit 2; }; DEV=$2; shift 2 ;;
 	*) echo "group.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
+if ((LIST)); then
+	[[ -f $PLAN ]] || { echo "group.sh: --list needs --plan FILE" >&2; exit 2; }
+	cut -f1 "$PLAN" | grep .
+	exit 0
+fi
 [[ -f $PLAN && -d $OUTDIR ]] || { echo "group.sh: --plan FILE and --out DIR are needed (see --help)" >&2; exit 2; }
 mysid=$(ps -o sid= -p $$ | tr -d ' ')
 

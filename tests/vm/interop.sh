@@ -37,7 +37,9 @@ namespaced devices, namespaced devices gone with their namespaces, exclusive net
 Every result is also appended to FILE as "RESULT <name> ok|FAIL <detail>".
 --capture DIR: record a few short softib-rxe runs per family with dumpcap on vA into
 DIR/interop-<fam>.pcap and DIR/interop-tclass-<fam>.pcap (traffic class 106) for the host
-to check (tests/roce-pcap-check).  --list prints the names of all results and exits;
+to check (tests/roce-pcap-check).  --list prints the names of the results the other options
+select and exits (capture only with --capture, only the field cases with --field; --only
+selects cells, the other checks stay listed);
 --only REGEX runs only the matching cells.  Field cases from public bug reports
 (tests/field/field-check between sib1/rxe0 and sib2/sib3, mckey multicast between sib1 and
 rxe0, sib-load with atomics under netem loss): "CHECK field_<case>... PASS|FAIL" lines;
@@ -128,45 +130,29 @@ field_names() {
 		field_ucmatose_sib1_rxe0 field_mcast_rxe0_sib1 field_mcast_sib1_rxe0 \
 		field_lossy_atomics_sib1_rxe0
 }
-if ((LIST)); then
-	cells | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
-	for o in $OTHER; do echo "$o"; done
-	field_names
-	exit 0
+# the results only go to FILE (stdout has the CELL and CHECK lines)
+TL_QUIET=1
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+[[ -n $CAP ]] || OTHER=${OTHER/ capture / }
+if ((FIELD_ONLY)); then
+	mapfile -t names < <(field_names)
+else
+	# shellcheck disable=SC2086 # (OTHER: a list of words)
+	mapfile -t names < <(cells | grep -E -- "$ONLY" | while read -r pair d fam mtu p; do echo "$pair/$d/$fam/$mtu/$p"; done
+		printf '%s\n' $OTHER; field_names)
 fi
+cases "${names[@]}"
 
 OUT=$(mktemp -d /tmp/interop.XXXXXX)
-nok=0 nfail=0
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
 check() { # name ok|FAIL detail: a non-matrix check
 	echo "CHECK $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"
 	result "$1" "$2" "${3:-}"
 }
-nsx() { # NS|- CMD...: run CMD in netns NS ("-": the initial one)
-	local ns=$1; shift
-	if [[ $ns == - ]]; then "$@"; else ip netns exec "$ns" "$@"; fi
-}
+# (nsx NS|- CMD...: CMD in netns NS, "-" the initial one: testlib)
 die() { echo "interop.sh: setup: $*" >&2; exit 3; }
-gid_of() { # NS DEV ADDR: GID index of ADDR's RoCE v2 GID, waiting for the GID cache
-	local i
-	for i in $(seq 40); do
-		"$TOOLS/roce-gid-index" --addr "$3" "$2" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+gid_of() { gid_index "$2" "$3" 40; } # NS DEV ADDR: GID index of ADDR's RoCE v2 GID
 active_mtu() { ibv_devinfo -d "$1" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -1; }
-wait_active() { # DEV
-	local i
-	for i in $(seq 100); do
-		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---------------------------------------------------------------- setup
 [[ -e /sys/class/infiniband/sib0 ]] && { rdma link delete sib0 || die "rdma link delete sib0"; }
@@ -238,15 +224,7 @@ set_mtu() { # netdev MTU on both veth pairs (not the VLANs)
 		ip -n B link set vB mtu "$1" && ip -n C link set vC mtu "$1"
 }
 
-wait_listen() { # NS PID: until a TCP listener on $PORT in NS, or the server died
-	local i
-	for i in $(seq 150); do
-		nsx "$1" ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+listening() { wait_listen "$PORT" "$2" "$1" 150; } # NS PID: a TCP listener on $PORT in NS
 # run_pair SERVER-EP CLIENT-EP FAM NAME ARGS...: ARGS get "-d DEV" and the GID option from
 # the endpoint; the client also gets the server's IPv4 address.  Sets src crc sout cout.
 run_pair() {
@@ -265,7 +243,7 @@ run_pair() {
 	echo "\$ [${NS[$c]}] $* -d ${DEV[$c]} $gopt $cgid ${A4[$s]}" >"$cout"
 	nsx "${NS[$s]}" timeout -s KILL "$TMO" "$@" -d "${DEV[$s]}" $gopt "$sgid" >>"$sout" 2>&1 &
 	spid=$!
-	wait_listen "${NS[$s]}" $spid || echo "(server not listening on TCP port $PORT)" >>"$sout"
+	listening "${NS[$s]}" $spid || echo "(server not listening on TCP port $PORT)" >>"$sout"
 	crc=0; nsx "${NS[$c]}" timeout -s KILL "$TMO" "$@" -d "${DEV[$c]}" $gopt "$cgid" "${A4[$s]}" >>"$cout" 2>&1 || crc=$?
 	src=0; wait $spid || src=$?
 }
@@ -350,7 +328,7 @@ load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name
 }
 FIELD=$HERE/../field/field-check
 # mc_count DEV COUNTER
-mc_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
+mc_count() { counter "$1" "$2" 0; }
 # mckey_pair NAME GROUP RECV-NS RECV-ADDR SEND-NS SEND-ADDR SEND-DEV RECV-DEV: 5 datagrams
 # from SEND-DEV to the group that RECV-DEV's QP joined, both ends checked, and the receiving
 # device must have taken in every one the sending device put on the wire (its sent_pkts
@@ -493,13 +471,13 @@ if ((FIELD_ONLY)); then
 	ip netns delete A; ip netns delete B; ip netns delete C
 	rm -rf "$OUT"
 	echo "interop: $nok passed, $nfail failed"
-	((nfail == 0)); exit
+	tl_status; exit
 fi
 
 # ---------------------------------------------------------------- devices on VLAN netdevs
 # sib4 sits on vA.8: the core is shown vA as its port's netdev (it gives a port on a VLAN
 # device no IP GIDs), so its table holds vA's GIDs too, but only vA.8's are usable
-cntr() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+cntr() { counter "$1" "$2"; }
 fragsum() { local d n=0; for d in sib1 sib2 sib3; do n=$((n + $(cntr $d send_ip_fragmented 2>/dev/null || echo 0))); done; echo $n; }
 nstat() { nsx "$1" cat "/sys/class/net/$2/statistics/$3"; }
 why=""
@@ -729,7 +707,7 @@ if rdma link add sib0 type softib netdev eth0 && wait_active sib0; then
 	PORT=18516
 	ibv_rc_pingpong -p $PORT -d sib0 -g "${g:-0}" -n 200 --chk >"$OUT/init.server" 2>&1 &
 	spid=$!
-	wait_listen - $spid
+	listening - $spid
 	crc=0; ibv_rc_pingpong -p $PORT -d sib0 -g "${g:-0}" -n 200 --chk 10.0.2.15 >"$OUT/init.client" 2>&1 || crc=$?
 	src=0; wait $spid || src=$?
 	PORT=18515
@@ -790,4 +768,4 @@ else why=${why# }; check netns_exclusive FAIL "${why%;}"; fi
 # vm-run unloads softib afterwards and expects sib0 on eth0 or nothing
 rm -rf "$OUT"
 echo "interop: $nok passed, $nfail failed"
-((nfail == 0))
+tl_status

@@ -6,7 +6,7 @@
 set -uo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/lifecycle.sh [--ko FILE] [--bound SEC] [--results FILE] [--only NAME]
+Usage: tests/vm/lifecycle.sh [--ko FILE] [--bound SEC] [--results FILE] [--only NAME] [--list]
 
 Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to FILE):
   port_events    ip link set down/up of the veth under a device: ibv_asyncwatch sees
@@ -34,10 +34,11 @@ exit with an error status within the bound (not hang, not be killed), the device
 gone, and afterwards a new device on the same netdev must carry ibv_rc_pingpong.
 At the end softib is loaded again with sib0 on eth0 (tools/vm-run unloads it).
 --ko: the softib.ko to insmod again (default \$VM_SOFTIB_KO, else ./softib.ko).
+--list prints the names of the cases --only selects (lifecycle_<name>) and exits.
 Exit status 0 iff all cases are ok.
 USAGE
 }
-KO=${VM_SOFTIB_KO:-$PWD/softib.ko} BOUND=60 RESULTS=/dev/null ONLY=""
+KO=${VM_SOFTIB_KO:-$PWD/softib.ko} BOUND=60 RESULTS=/dev/null ONLY="" LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -45,22 +46,26 @@ while (($#)); do
 	--bound) BOUND=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--only) ONLY=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	*) echo "lifecycle.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
+TL_PREFIX=lifecycle_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+want() { [[ -z $ONLY || $ONLY == "$1" ]]; }
+# the cases, in the order they run below (--only limits* runs the four limits_* cases)
+lc=()
+for lcc in port_events link_delete netdev_delete netdev_delete_perftest rmmod_idle rmmod_live; do
+	want $lcc && lc+=("$lcc")
+done
+[[ -z $ONLY || $ONLY == limits* ]] && lc+=(limits_devinfo limits_queue_size limits_create limits_bad_value)
+cases "${lc[@]}"
 OUT=$(mktemp -d /tmp/lifecycle.XXXXXX)
 NIC=eth0 NICADDR=10.0.2.15
 VA=10.77.0.1 VB=10.77.0.2		# veth pair lcv0 (device side) / lcv1
-nok=0 nfail=0 summary=()
-
-result() { # name ok|FAIL detail
-	echo "RESULT lifecycle_$1 $2 ${3:-}"
-	echo "RESULT lifecycle_$1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-	summary+=("$1 $2")
-}
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 gid() { "$TOOLS/roce-gid-index" --addr "$2" "$1"; }
@@ -69,25 +74,11 @@ veth_up() {
 	ip addr add $VA/24 dev lcv0 && ip addr add $VB/24 dev lcv1 &&
 		ip link set lcv0 up && ip link set lcv1 up
 }
-# wait_listen PORT PID: until the server PID listens on TCP PORT (its connection setup)
-wait_listen() {
-	local i
-	for i in $(seq 200); do
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 dev_gone() { [[ ! -e /sys/class/infiniband/$1 ]]; }
 # wait_gid DEV ADDR: until the device has a RoCE v2 GID for ADDR (the GID cache fills async)
-wait_gid() {
-	local i
-	for i in $(seq 100); do gid "$1" "$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
-	echo "no RoCE v2 GID for $2 on $1"; return 1
-}
+wait_gid() { gid_index "$1" "$2" >/dev/null || { echo "no RoCE v2 GID for $2 on $1"; return 1; }; }
 # sent DEV: packets the device has sent so far
-sent() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0; }
+sent() { counter "$1" sent_pkts 0; }
 # wait_traffic DEV: until the device's packet counter moves (traffic really runs)
 wait_traffic() {
 	local a b i
@@ -141,7 +132,6 @@ usable() {
 		detail+=" new $1 ok;"
 	fi
 }
-want() { [[ -z $ONLY || $ONLY == "$1" ]]; }
 finish() { # name
 	if [[ -z $why ]]; then result "$1" ok "$detail"; else result "$1" FAIL "$why$detail"; fi
 }
@@ -331,14 +321,7 @@ devinfo() {
 	dv=()
 	while read -r k v _; do [[ $k == *: ]] && dv[${k%:}]=$v; done < <(ibv_devinfo -v -d "$1" 2>/dev/null)
 }
-# counters DEV ARRAY: every counter of DEV as `rdma statistic` shows it into ARRAY[name]
-counters() {
-	local -n _c=$2
-	local w i
-	_c=()
-	read -ra w < <(rdma statistic show link "$1/1" 2>/dev/null)
-	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do _c[${w[i]}]=${w[i + 1]}; done
-}
+# (counters DEV ARRAY: every counter of DEV as `rdma statistic` shows it, testlib)
 # res_count DEV KIND: live objects of KIND on DEV that the RDMA core tracks (rdma resource)
 res_count() { rdma res show 2>/dev/null | awk -v d="$1:" -v k="$2" '$2 == d { for (i = 3; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 # reload [PARAM=VALUE...]: softib loaded again with these parameters, sib0 on eth0
@@ -460,5 +443,5 @@ defaults_again
 [[ -d /sys/module/softib ]] || insmod "$KO"
 [[ -e /sys/class/infiniband/sib0 ]] || rdma link add sib0 type softib netdev $NIC
 rm -rf "$OUT"
-echo "lifecycle: $nok/$((nok + nfail)) ok: ${summary[*]}"
-((nfail == 0))
+echo "lifecycle: $nok/$((nok + nfail)) ok: ${TL_DONE[*]}"
+tl_status

@@ -5,7 +5,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/load.sh [--dev DEV] [--results FILE] [--seed N] [--quick] [--short] [--only NAME]
+Usage: tests/vm/load.sh [--dev DEV] [--results FILE] [--seed N] [--quick] [--short] [--only NAME] [--list]
 
 Runs sib-load in these configurations (all RC, both directions, all ops the device has):
   small     -q 1, sizes 0..4 KiB, depth 8, 2000 ops per QP
@@ -22,10 +22,11 @@ appended to FILE with --results): ok when sib-load exits 0 and its summary repor
 mismatches, 0 lost, 0 duplicated, 0 unknown and 0 wrong completions and no error status (the
 fault cases: exactly the expected status besides flush errors).
 --seed N gives every run the same seed (default: sib-load picks one and prints it).
+--list prints the names of the cases the other options select (load_<name>) and exits.
 Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 RESULTS=/dev/null SEED="" QUICK=0 SHORT=0 ONLY="" TMO=${LOAD_TIMEOUT:-600}
+DEV=sib0 RESULTS=/dev/null SEED="" QUICK=0 SHORT=0 ONLY="" LIST=0 TMO=${LOAD_TIMEOUT:-600}
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -35,31 +36,32 @@ while (($#)); do
 	--quick) QUICK=1; shift ;;
 	--short) SHORT=1; shift ;;
 	--only) ONLY=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	*) echo "load.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOAD=$HERE/../../tools/load/sib-load
-[[ -x $LOAD ]] || { echo "load.sh: $LOAD not built (make -C tools/load)" >&2; exit 2; }
-OUT=$(mktemp -d /tmp/load.XXXXXX)
-nok=0 nfail=0 summary=()
+TL_PREFIX=load_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+((LIST)) || [[ -x $LOAD ]] || { echo "load.sh: $LOAD not built (make -C tools/load)" >&2; exit 2; }
+((LIST)) || OUT=$(mktemp -d /tmp/load.XXXXXX)
+summary=()
 
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
 # field NAME FILE: the first number on sib-load's summary line "NAME   <number> ..."
 field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 
 # run NAME [--expect STATUS] SIB-LOAD-ARGS...: with --expect, sib-load gets --expect-status
-# STATUS and that status must show on its statuses line (besides it only flush errors)
+# STATUS and that status must show on its statuses line (besides it only flush errors); the
+# run lines below are the case list (--list: each prints its name instead)
 run() {
-	local name=$1 f=$OUT/$1 rc=0 why="" k v seed mbs expect="" st
+	local name=$1 f=${OUT:-}/$1 rc=0 why="" k v seed mbs expect="" st
 	shift
 	if [[ ${1:-} == --expect ]]; then expect=$2; shift 2; fi
 	[[ -n $ONLY && $ONLY != "$name" ]] && return 0
 	((QUICK)) && [[ $name != small && $name != sge ]] && return 0
+	listing "$name" && return 0
 	local args=(-d "$DEV" "$@" ${expect:+--expect-status "$expect"} ${SEED:+--seed "$SEED"})
 	echo "== load_$name"
 	echo "\$ sib-load ${args[*]}"
@@ -80,11 +82,11 @@ run() {
 	seed=$(sed -n 's/^sib-load: seed \([0-9]*\).*/\1/p' "$f")
 	mbs=$(awk '$1 == "elapsed" { print $4; exit }' "$f")
 	if [[ -z $why ]]; then
-		result "load_$name" ok "$(field bytes "$f") bytes, $(field ops "$f") ops, ${mbs:-?} MB/s, 0 mismatches/lost/dup${expect:+, $expect as expected}, seed ${seed:-?}"
+		result "$name" ok "$(field bytes "$f") bytes, $(field ops "$f") ops, ${mbs:-?} MB/s, 0 mismatches/lost/dup${expect:+, $expect as expected}, seed ${seed:-?}"
 		summary+=("$name ${mbs:-?} MB/s")
 	else
 		why=${why# }
-		result "load_$name" FAIL "${why%;} (seed ${seed:-?})"
+		result "$name" FAIL "${why%;} (seed ${seed:-?})"
 		summary+=("$name FAIL")
 	fi
 }
@@ -111,6 +113,7 @@ run rnr_exceeded --expect rnr-retry-exceeded -q 1 -M 4K -n 100 --ops-mix send,se
 	--recv-delay 3 --rnr-retry 1 --min-rnr-timer 1
 run retry_exceeded --expect retry-exceeded -q 2 -M 64K -t 20 --peer-error-after 1 \
 	--ack-timeout 12 --retry-cnt 2
+((LIST)) && exit 0
 rm -rf "$OUT"
 echo "load: $nok/$((nok + nfail)) ok on $DEV: ${summary[*]/%/,}" | sed 's/,$//'
-((nfail == 0))
+tl_status

@@ -23,11 +23,11 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
 Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 RESULTS=/dev/null ITERS=2000 TMO=${PROGRAM_TIMEOUT:-180}
+DEV=sib0 RESULTS=/dev/null ITERS=2000 LIST=0 TMO=${PROGRAM_TIMEOUT:-180}
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
-	--list) echo loop_data loop_rnr loop_rnr_exc loop_bad_rkey loop_too_long loop_pingpong loop_send_lat loop_write_lat; exit 0 ;;
+	--list) LIST=1; shift ;;
 	--dev) DEV=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--iters) ITERS=${2:?}; shift 2 ;;
@@ -37,18 +37,17 @@ done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
 CHECK=$HERE/../loop/loop-check
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# the cases of loop-check (one process) and the two-process runs (pair below)
+CHECK_CASES=(data rnr rnr_exc bad_rkey too_long)
+PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
+cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}"
 [[ -x $CHECK ]] || { echo "loop.sh: $CHECK not built (make loop)" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
-CNT=/sys/class/infiniband/$DEV/ports/1/hw_counters
 PORT=18700
-nok=0 nfail=0
 
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
-cnt() { cat "$CNT/$1"; }
+cnt() { counter "$DEV" "$1"; }
 GID=$("$TOOLS/roce-gid-index" "$DEV")
 
 # loop-check: one process, two QPs
@@ -56,7 +55,7 @@ d0=$(cnt loopback_direct) r0=$(cnt rnr_nak_sent)
 rc=0; timeout -s KILL "$TMO" "$CHECK" -d "$DEV" -g "$GID" -n "$ITERS" >"$OUT/check" 2>&1 || rc=$?
 cat "$OUT/check"
 d=$(($(cnt loopback_direct) - d0)) r=$(($(cnt rnr_nak_sent) - r0))
-for c in data rnr rnr_exc bad_rkey too_long; do
+for c in "${CHECK_CASES[@]}"; do
 	line=$(grep "^CASE $c " "$OUT/check" || true)
 	read -r _ _ st detail <<<"$line" || true
 	why=""
@@ -65,12 +64,12 @@ for c in data rnr rnr_exc bad_rkey too_long; do
 	[[ $c == rnr && -z $why ]] && ((r < 1)) && why="rnr_nak_sent +$r"
 	if [[ -z $why ]]; then
 		case $c in
-		data) result loop_$c ok "$ITERS messages checked, loopback_direct +$d" ;;
-		rnr) result loop_$c ok "rnr_nak_sent +$r" ;;
-		*) result loop_$c ok ;;
+		data) result "loop_$c" ok "$ITERS messages checked, loopback_direct +$d" ;;
+		rnr) result "loop_$c" ok "rnr_nak_sent +$r" ;;
+		*) result "loop_$c" ok ;;
 		esac
 	else
-		result loop_$c FAIL "$why"
+		result "loop_$c" FAIL "$why"
 	fi
 done
 
@@ -82,10 +81,7 @@ pair() { # NAME MIN-DIRECT CHECK-REGEX ARGS...: server ARGS, client ARGS + addre
 	d0=$(cnt loopback_direct)
 	timeout -s KILL "$TMO" "$@" -p $PORT >"$OUT/$name.s" 2>&1 &
 	spid=$!
-	for _ in $(seq 100); do
-		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
-		sleep 0.1
-	done
+	wait_listen $PORT "" "" 100 || true
 	timeout -s KILL "$TMO" "$@" -p $PORT 10.0.2.15 >"$OUT/$name.c" 2>&1 || crc=$?
 	wait $spid || src=$?
 	d=$(($(cnt loopback_direct) - d0))
@@ -97,10 +93,15 @@ pair() { # NAME MIN-DIRECT CHECK-REGEX ARGS...: server ARGS, client ARGS + addre
 	if [[ -z $why ]]; then result "$name" ok "loopback_direct +$d"
 	else result "$name" FAIL "${why%; }"; fi
 }
-pair loop_pingpong 500 '^512000 bytes in ' \
-	ibv_rc_pingpong -d "$DEV" -g "$GID" -s 512 -n 500 --chk
-pair loop_send_lat 1000 '^ 2 +1000 ' ib_send_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000
-pair loop_write_lat 1000 '^ 2 +1000 ' ib_write_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000
+for p in "${PAIRS[@]}"; do
+	case $p in
+	loop_pingpong) pair "$p" 500 '^512000 bytes in ' \
+		ibv_rc_pingpong -d "$DEV" -g "$GID" -s 512 -n 500 --chk ;;
+	loop_send_lat) pair "$p" 1000 '^ 2 +1000 ' ib_send_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000 ;;
+	loop_write_lat) pair "$p" 1000 '^ 2 +1000 ' ib_write_lat -d "$DEV" -x "$GID" -F -s 2 -n 1000 ;;
+	*) result "$p" FAIL "loop.sh: no such case" ;;
+	esac
+done
 rm -rf "$OUT"
 echo "loop: $nok/$((nok + nfail)) ok on $DEV"
-((nfail == 0))
+tl_status

@@ -4,23 +4,26 @@
 # fast-registration MR (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR) and whose target
 # answers with SEND_WITH_INV (or the host invalidates with IB_WR_LOCAL_INV).
 set -uo pipefail
-DEV=sib0 ADDR=10.0.2.15 MB=16 RES=/dev/null
+DEV=sib0 ADDR=10.0.2.15 MB=16 RESULTS=/dev/null LIST=0
 while (($#)); do
 	case $1 in
-	-h|--help) echo "Usage: tests/vm/mem.sh [--dev DEV] [--addr IP] [--mb N] [--results FILE]"; exit 0 ;;
-	--results) RES=${2:?}; shift 2 ;;
+	-h|--help) echo "Usage: tests/vm/mem.sh [--dev DEV] [--addr IP] [--mb N] [--results FILE] [--list]"; exit 0 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	--dev) DEV=${2:?}; shift 2 ;;
 	--addr) ADDR=${2:?}; shift 2 ;;
 	--mb) MB=${2:?}; shift 2 ;;
 	*) echo "mem.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-pass=0 fail=0
-result() { # name ok|FAIL detail
-	echo "RESULT mem_$1 $2 ${3:-}" | tee -a "$RES"
-	if [[ $2 == ok ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
-cnt() { cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TL_PREFIX=mem_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# (nvme_setup: a set-up failure, reported instead of them)
+cases nvme_connect nvme_data fast_reg
+TL_CASES[nvme_setup]=1
+cnt() { counter "$DEV" "$1" 0; }
 
 NQN=sib-mem-test
 CFS=/sys/kernel/config/nvmet
@@ -84,5 +87,5 @@ if ((fr > 0 && li + ri > 0)); then
 else
 	result fast_reg FAIL "fast_reg +$fr, local_inv +$li, remote_inv +$ri (expected registrations and invalidations)"
 fi
-echo "mem: $pass/$((pass + fail)) ok on $DEV"
-((fail == 0))
+echo "mem: $nok/$((nok + nfail)) ok on $DEV"
+tl_status

@@ -14,28 +14,29 @@ link (rdma link add sib0 type softib netdev eth0: ACTIVE with an IPv4 RoCE v2 GI
 (libibverbs finds the packaged provider through /etc/libibverbs.d, and no other), devinfo
 (ibv_devinfo -d sib0), pingpong (ibv_rc_pingpong --chk between two QPs of sib0: both exit 0,
 the byte counts and the data verified), tools (sib-pkey show, sib-load, their manual pages
-and softib(7)), unload (rdma link delete, modprobe -r softib takes softib_db too).  Exit status 0 iff all ok.
+and softib(7)), unload (rdma link delete, modprobe -r softib takes softib_db too).  --list
+prints the cases (without package_<kernel>_: the guest's kernel names it) and exits.  Exit
+status 0 iff all ok.
 USAGE
 }
-RESULTS=/dev/null
+RESULTS=/dev/null LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
-	--list) echo "modinfo modprobe link provider devinfo pingpong tools unload"; exit 0 ;;
+	--list) LIST=1; shift ;;
 	*) echo "package.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+cases modinfo modprobe link provider devinfo pingpong tools unload
 KVER=$(uname -r)
 case $KVER in 6.1.*) K=6.1 ;; 6.12.*) K=6.12 ;; *) K=${KVER%%-*} ;; esac
 OUT=$(mktemp -d /tmp/package.XXXXXX)
-nok=0 nfail=0
-result() { # case ok|FAIL detail
-	echo "RESULT package_${K}_$1 $2 ${3:-}" | tee -a "$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
+TL_PREFIX=package_${K}_
 run() { echo "\$ $*"; "$@"; }
 
 # modinfo: what modprobe resolves softib to
@@ -98,7 +99,7 @@ fi
 if [[ -n $gid ]]; then
 	timeout 120 ibv_rc_pingpong -d sib0 -g "$gid" -n 200 -s 4096 --chk -p 18601 >"$OUT/s" 2>&1 &
 	spid=$!
-	for _ in $(seq 100); do ss -Hltn 'sport = :18601' | grep -q . && break; sleep 0.1; done
+	wait_listen 18601 "" "" 100
 	crc=0; timeout 120 ibv_rc_pingpong -d sib0 -g "$gid" -n 200 -s 4096 --chk -p 18601 127.0.0.1 >"$OUT/c" 2>&1 || crc=$?
 	src=0; wait "$spid" || src=$?
 	sed 's/^/  server: /' "$OUT/s"; sed 's/^/  client: /' "$OUT/c"
@@ -135,4 +136,4 @@ else result unload FAIL "$ul"; fi
 
 rm -rf "$OUT"
 echo "package.sh ($KVER): $nok ok, $nfail failed"
-((nfail == 0))
+tl_status

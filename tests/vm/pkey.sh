@@ -6,18 +6,20 @@
 set -uo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/pkey.sh [--results FILE] [--no-rxe]
+Usage: tests/vm/pkey.sh [--results FILE] [--no-rxe] [--list]
 
 Prints "RESULT pkey_<case> ok|FAIL <detail>" per case (also appended to FILE) and a last
-line "pkey: N/M ok"; exit status 0 iff all ok.  --no-rxe skips the rdma_rxe part.
+line "pkey: N/M ok"; exit status 0 iff all ok.  --no-rxe skips the rdma_rxe part.  --list
+prints the names of the cases (pkey_<case>) and exits.
 USAGE
 }
-RESULTS=/dev/null RXE=1
+RESULTS=/dev/null RXE=1 LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--no-rxe) RXE=0; shift ;;
+	--list) LIST=1; shift ;;
 	*) echo "pkey.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -25,20 +27,27 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 T=$REPO/tools/sib-pkey/sib-pkey
 P=$REPO/tests/pkey/pkey-traffic
+# the results on stdout carry the seconds since the start
+TL_PREFIX=pkey_ TL_STAMP=1
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# the traffic cases (traffic below): all messages arrive / none does; the rdma_rxe ones
+TRAFFIC_ALL=(rc_full_full ud_full_full rc_full_limited ud_full_limited rc_default)
+TRAFFIC_NONE=(rc_limited_limited ud_limited_limited rc_other_partition ud_other_partition
+	      rc_other_qp_partition ud_other_qp_partition)
+RXE_CASES=(rxe_rc_sib_to_rxe rxe_rc_rxe_to_sib rxe_ud_sib_to_rxe rxe_ud_rxe_to_sib)
+((RXE)) || RXE_CASES=()
+# every check below, in order
+cases table_default table_set table_errors max_pkeys modify_invalid_index \
+	"${TRAFFIC_ALL[@]}" "${TRAFFIC_NONE[@]}" ud_qkey_mismatch ud_qkey_wr_high_bit ud_qkey_privileged \
+	ud_qkey_privileged_nocap change_keeps_qps change_event default_removed default_partition_closed \
+	qp_entry_removed qp_entry_changed qp_entry_changed_in rdma_statistic "${RXE_CASES[@]}"
 for f in "$T" "$P"; do [[ -x $f ]] || { echo "pkey.sh: $f not built (make pkey)" >&2; exit 2; }; done
-nok=0 nfail=0 summary=()
-result() { # name ok|FAIL detail
-	echo "RESULT pkey_$1 $2 ${3:-} [${SECONDS}s]"
-	echo "RESULT pkey_$1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); summary+=("$1"); fi
-}
 check() { # name detail condition (evaluated)
 	if eval "$3"; then result "$1" ok "$2"; else result "$1" FAIL "$2"; fi
 }
 wait_gid() { # DEV: the RoCE GID cache fills asynchronously
-	local i
-	for i in $(seq 50); do "$REPO/tools/roce-gid-index" "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done
-	echo "pkey.sh: no RoCE v2 IPv4 GID on $1" >&2; return 1
+	gid_index "$1" "" 50 0.2 >/dev/null || { echo "pkey.sh: no RoCE v2 IPv4 GID on $1" >&2; return 1; }
 }
 OUT=$(mktemp -d /tmp/pkey.XXXXXX)
 BOUT=$OUT/batch.out
@@ -105,11 +114,7 @@ gid_dump() {
 }
 
 # ------------------------------------------------------------------ setup
-ip netns add pkA && ip netns add pkB || exit 2
-ip link add vA netns pkA type veth peer name vB netns pkB || exit 2
-ip -n pkA addr add 192.168.77.1/24 dev vA; ip -n pkB addr add 192.168.77.2/24 dev vB
-ip -n pkA link set vA up; ip -n pkB link set vB up
-ip -n pkA link set lo up; ip -n pkB link set lo up
+netns_pair pkA pkB vA vB 192.168.77.1 192.168.77.2 || exit 2
 ip netns exec pkA rdma link add sibA type softib netdev vA || exit 2
 ip netns exec pkB rdma link add sibB type softib netdev vB || exit 2
 wait_gid sibA && wait_gid sibB || exit 2
@@ -202,9 +207,8 @@ traffic() {
 		check "$n" "$d" '[[ ${F[$n.exit]} == 3 ]] && ((perr == 4 && sent == 4 && rcvd == 4))'
 	fi
 }
-for t in rc_full_full ud_full_full rc_full_limited ud_full_limited rc_default; do traffic $t all; done
-for t in rc_limited_limited ud_limited_limited rc_other_partition ud_other_partition \
-	rc_other_qp_partition ud_other_qp_partition; do traffic $t none; done
+for t in "${TRAFFIC_ALL[@]}"; do traffic "$t" all; done
+for t in "${TRAFFIC_NONE[@]}"; do traffic "$t" none; done
 
 check ud_qkey_mismatch "DETH Q_Key != the QP's: ${L[qkey_bad]}; sibB rcvd_qkey_err +${F[qkey_bad.B.rcvd_qkey_err]}" \
 	'[[ ${F[qkey_bad.exit]} == 3 && ${F[qkey_bad.B.rcvd_qkey_err]} == 4 && ${F[qkey_bad.B.rcvd_pkey_err]} == 0 ]]'
@@ -264,12 +268,12 @@ if ((RXE)); then
 --name rxe_ud_rxe_to_sib --type ud -a rxe0 -b sibS
 CASES
 	batch "$OUT/rxe"
-	for t in rxe_rc_sib_to_rxe rxe_rc_rxe_to_sib rxe_ud_sib_to_rxe rxe_ud_rxe_to_sib; do
+	for t in "${RXE_CASES[@]}"; do
 		check $t "default partition, softib <-> rdma_rxe: ${L[$t]}" '[[ ${F[$t.exit]} == 0 ]]'
 	done
 	rdma link delete rxe0; ip netns exec pkS rdma link delete sibS
 	ip netns del pkS
 fi
 
-echo "pkey: $nok/$((nok + nfail)) ok${summary:+, failed: ${summary[*]}}"
-((nfail == 0))
+echo "pkey: $nok/$((nok + nfail)) ok${TL_FAILED:+, failed: ${TL_FAILED[*]}}"
+tl_status

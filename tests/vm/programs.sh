@@ -6,16 +6,18 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/programs.sh [--dev DEV] [--addr IP] [--check] [--results FILE] [--perftest-iters N]
+                            [--list]
 
 Runs the programs, prints their output and one summary line.  Every program gets a result
 line "RESULT <name> ok|FAIL <detail>" (also appended to FILE with --results): it is ok when
 both sides exit 0 and the byte / message counts they print are the expected ones.
 --check adds the data-checking runs (ibv_rc_pingpong --chk) and field_loopback
 (tests/field/field-check between two QPs of DEV).  --perftest-iters: iterations of
-each perftest (default 5000; fewer on the slow debug kernel).  Exit status 0 iff all ok.
+each perftest (default 5000; fewer on the slow debug kernel).  --list prints the names of
+the results the other options select and exits.  Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null TMO=${PROGRAM_TIMEOUT:-180} ITERS=5000
+DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null LIST=0 TMO=${PROGRAM_TIMEOUT:-180} ITERS=5000
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -24,29 +26,21 @@ while (($#)); do
 	--check) CHECK=1; shift ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--perftest-iters) ITERS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	*) echo "programs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# the results, in the order the programs run (--check adds the data-checking ones)
+CHECKED=(); ((CHECK)) && CHECKED=(rc_pingpong_chk rc_pingpong_chk_odd field_loopback)
+cases ibv_devinfo rc_pingpong rc_pingpong_64k "${CHECKED[@]}" ud_pingpong ib_write_bw ib_send_bw ib_read_bw
 OUT=$(mktemp -d /tmp/programs.XXXXXX)
 PORT=18515
-nok=0 nfail=0 summary=()
+summary=()
 
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
-wait_listen() { # until a TCP listener on $PORT, or the server died
-	local i
-	for i in $(seq 100); do
-		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # pair NAME SERVER-ARGS... -- CLIENT-EXTRA-ARGS...: runs "SERVER-ARGS" as server and
 # "SERVER-ARGS CLIENT-EXTRA-ARGS ADDR" as client; sets src, crc, sout, cout.
 pair() {
@@ -61,7 +55,7 @@ pair() {
 	echo "\$ ${cargs[*]}"
 	timeout -s KILL "$TMO" "${sargs[@]}" >"$sout" 2>&1 &
 	local spid=$!
-	if ! wait_listen $spid; then
+	if ! wait_listen $PORT $spid "" 100; then
 		echo "(server not listening on TCP port $PORT)" >>"$sout"
 	fi
 	crc=0; timeout -s KILL "$TMO" "${cargs[@]}" >"$cout" 2>&1 || crc=$?
@@ -160,10 +154,10 @@ if [[ -n $GID ]]; then
 		perftest_check ib_${t}_bw "$ITERS"
 	done
 else
-	for n in rc_pingpong rc_pingpong_64k ud_pingpong ib_write_bw ib_send_bw ib_read_bw; do
-		result $n FAIL "no RoCE v2 IPv4 GID on $DEV"
+	for n in "${TL_CASE_LIST[@]}"; do
+		[[ $n == ibv_devinfo ]] || result "$n" FAIL "no RoCE v2 IPv4 GID on $DEV"
 	done
 fi
 rm -rf "$OUT"
 echo "demo: $nok/$((nok + nfail)) ok on $DEV: ${summary[*]/%/,}" | sed 's/,$//'
-((nfail == 0))
+tl_status

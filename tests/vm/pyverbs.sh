@@ -7,7 +7,7 @@ usage() {
 	cat <<USAGE
 Usage: tests/vm/pyverbs.sh [--dev DEV] [--out DIR] [--timeout SEC] [--batch REGEX]
                            [--batch-timeout SEC] [--hugepages N] [--select FILE]
-                           [--exclude REGEX] [MODULE...]
+                           [--exclude REGEX] [--list] [MODULE...]
 
 Copies the suite to a temporary directory, gunzips it and runs
   /usr/bin/python3 run_tests.py --dev DEV -v tests.MODULE
@@ -26,9 +26,11 @@ Before the run it reserves N 2 MiB huge pages (default 64, i.e. 128 MiB; 0 leave
 setting alone) so that the suite's huge-page tests run instead of skipping; it fails
 when fewer than N could be reserved, and says so when the kernel has no huge pages at all
 (the debug kernel: CONFIG_HUGETLBFS is off, see tests/kconfig-compare).
+--list prints the runs the other options select, one a line, each the name of its DIR/NAME.log
+(the suite's own tests are listed by tests/pyverbs-report from those logs), and exits.
 USAGE
 }
-DEV=sib0 OUT=build/check/pyverbs TMO=600 BTMO="" mods=() BATCH="^test_(mlx5|efa)" HUGE=64 SELECT="" EXCL=""
+DEV=sib0 OUT=build/check/pyverbs TMO=600 BTMO="" mods=() BATCH="^test_(mlx5|efa)" HUGE=64 SELECT="" EXCL="" LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -40,12 +42,33 @@ while (($#)); do
 	--select) SELECT=$(realpath "${2:?}"); shift 2 ;;
 	--exclude) EXCL=${2:?}; shift 2 ;;
 	--hugepages) HUGE=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	-*) echo "pyverbs.sh: unknown option $1" >&2; exit 2 ;;
 	*) mods+=("${1%.py}"); shift ;;
 	esac
 done
 SRC=/usr/share/doc/rdma-core/tests
 [[ -f $SRC/run_tests.py ]] || { echo "pyverbs.sh: $SRC/run_tests.py missing (install python3-pyverbs)" >&2; exit 2; }
+# runs MODULE... (default: every test_*.py module): the modules on their own, the --batch ones
+# together as vendor_batch; sets runs and batch
+plan() {
+	local m
+	if ((${#mods[@]} == 0)); then
+		mapfile -t mods < <(cd "$1" && ls test_*.py test_*.py.gz 2>/dev/null | sed 's/\.gz$//; s/\.py$//' | sort -u)
+	fi
+	runs=() batch=()
+	for m in "${mods[@]}"; do
+		if [[ -n $EXCL && $m =~ $EXCL ]]; then ((LIST)) || echo "  $m: left out (--exclude)"; continue; fi
+		if [[ -n $BATCH && $m =~ $BATCH ]]; then batch+=("tests.$m"); else runs+=("$m"); fi
+	done
+	((${#batch[@]})) && runs+=(vendor_batch)
+	return 0
+}
+if ((LIST)); then
+	if [[ -n $SELECT ]]; then name=$(basename "$SELECT"); echo "${name%.*}"
+	else plan "$SRC"; printf '%s\n' "${runs[@]}"; fi
+	exit 0
+fi
 mkdir -p "$OUT"
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 if ((HUGE > 0)) && [[ ! -e $hp ]]; then
@@ -73,16 +96,9 @@ if [[ -n $SELECT ]]; then
 	rm -rf "$T"
 	exit 0
 fi
-if ((${#mods[@]} == 0)); then
-	mapfile -t mods < <(cd "$T/tests" && ls test_*.py | sed 's/\.py$//' | sort)
-fi
+((${#mods[@]})) || mapfile -t mods < <(cd "$T/tests" && ls test_*.py | sed 's/\.py$//' | sort)
 echo "pyverbs.sh: ${#mods[@]} modules on $DEV, logs in $OUT"
-runs=() batch=()
-for m in "${mods[@]}"; do
-	if [[ -n $EXCL && $m =~ $EXCL ]]; then echo "  $m: left out (--exclude)"; continue; fi
-	if [[ -n $BATCH && $m =~ $BATCH ]]; then batch+=("tests.$m"); else runs+=("$m"); fi
-done
-((${#batch[@]})) && runs+=(vendor_batch)
+plan "$T/tests"
 for m in "${runs[@]}"; do
 	start=$SECONDS
 	rc=0

@@ -7,7 +7,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/scale.sh [--dev DEV] [--addr IP] [--qps N] [--results FILE]
+Usage: tests/vm/scale.sh [--dev DEV] [--addr IP] [--qps N] [--results FILE] [--list]
 
 Prints "RESULT <name> ok|FAIL <detail>" lines (also appended to FILE) for qps_many (N QPs,
 default 2048, created in four batches, connected, one checked WRITE each, destroyed;
@@ -16,10 +16,11 @@ client reports 65536-byte results for all 64 x 20 iterations and a positive band
 read_bw_q4 (ib_read_bw -q 4 -s 65536, the same checks for 4 x 20 iterations) and, when DEV
 has the counters, zero_copy (zero_copy_pkts grew by at least the full-MTU packets of the
 write run's payload) and zero_copy_read (zero_copy_read_pkts grew by at least the full-MTU
-response packets of the read run).  Exit status 0 iff all ok.
+response packets of the read run).  --list prints the names (zero_copy* only on softib
+devices, DEV sib*) and exits.  Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null NQP=2048 ITERS=20 PORT=18530
+DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null NQP=2048 ITERS=20 PORT=18530 LIST=0
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -27,19 +28,19 @@ while (($#)); do
 	--addr) ADDR=${2:?}; shift 2 ;;
 	--qps) NQP=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	*) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$HERE/../..
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# the zero-copy counters are softib's (zcopy below reports nothing without them)
+if [[ $DEV == sib* ]]; then cases qps_many write_bw_q64 zero_copy read_bw_q4 zero_copy_read
+else cases qps_many write_bw_q64 read_bw_q4; fi
 OUT=$(mktemp -d /tmp/scale.XXXXXX)
-nok=0 nfail=0
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
-counter() { cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1" 2>/dev/null || echo ""; }
+zc_counter() { counter "$DEV" "$1" ""; }
 GID=$("$REPO/tools/roce-gid-index" --addr "$ADDR" "$DEV")
 MTU=$(ibv_devinfo -d "$DEV" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -1)
 
@@ -61,11 +62,7 @@ bw() {
 	timeout -s KILL 300 "$t" -d "$DEV" -x "$GID" -F -p $PORT -q "$q" -s 65536 -n $ITERS \
 		--report_gbits >"$OUT/server" 2>&1 &
 	spid=$!
-	for i in $(seq 150); do
-		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && break
-		kill -0 $spid 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_listen $PORT $spid "" 150 || true
 	crc=0; timeout -s KILL 300 "$t" -d "$DEV" -x "$GID" -F -p $PORT -q "$q" -s 65536 -n $ITERS \
 		--report_gbits "$ADDR" >"$OUT/client" 2>&1 || crc=$?
 	src=0; wait $spid || src=$?
@@ -90,15 +87,15 @@ zcopy() {
 	fi
 }
 
-z0=$(counter zero_copy_pkts)
+z0=$(zc_counter zero_copy_pkts)
 bw write_bw_q64 ib_write_bw 64
-z1=$(counter zero_copy_pkts)
+z1=$(zc_counter zero_copy_pkts)
 # every full-MTU packet of the 64 x ITERS x 64 KiB payload is big enough for fragments
 zcopy zero_copy zero_copy_pkts "$z0" "$z1" 64
 
-r0=$(counter zero_copy_read_pkts)
+r0=$(zc_counter zero_copy_read_pkts)
 bw read_bw_q4 ib_read_bw 4
-r1=$(counter zero_copy_read_pkts)
+r1=$(zc_counter zero_copy_read_pkts)
 zcopy zero_copy_read zero_copy_read_pkts "$r0" "$r1" 4
 echo "scale: $nok ok, $nfail failed on $DEV"
-((nfail == 0))
+tl_status

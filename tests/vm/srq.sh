@@ -5,7 +5,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/srq.sh [--dev DEV] [--addr IP] [--results FILE] [TEST...]
+Usage: tests/vm/srq.sh [--dev DEV] [--addr IP] [--results FILE] [--list] [TEST...]
 
 TESTs (default: all): srq_pingpong srq_pingpong_big srq_pingpong_events uc_pingpong
 uc_pingpong_big xsrq_pingpong xsrq_pingpong_big.  Every test gets a line
@@ -14,13 +14,14 @@ exit 0 and print the expected byte and iteration counts (xsrq: "success" from bo
 the programs that have --chk run with it.  Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null TMO=${PROGRAM_TIMEOUT:-120} tests=()
+DEV=sib0 ADDR=10.0.2.15 RESULTS=/dev/null LIST=0 TMO=${PROGRAM_TIMEOUT:-120} tests=()
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--dev) DEV=${2:?}; shift 2 ;;
 	--addr) ADDR=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
+	--list) LIST=1; shift ;;
 	-*) echo "srq.sh: unknown argument $1" >&2; exit 2 ;;
 	*) tests+=("$1"); shift ;;
 	esac
@@ -28,24 +29,12 @@ done
 ((${#tests[@]})) || tests=(srq_pingpong srq_pingpong_big srq_pingpong_events uc_pingpong
 			   uc_pingpong_big xsrq_pingpong xsrq_pingpong_big)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+cases "${tests[@]}"
 OUT=$(mktemp -d /tmp/srq.XXXXXX)
 PORT=18515
-nok=0 nfail=0
 
-result() { # name ok|FAIL detail
-	echo "RESULT $1 $2 ${3:-}"
-	echo "RESULT $1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
-wait_listen() {
-	local i
-	for i in $(seq 100); do
-		ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # pair NAME SERVER-ARGS... -- CLIENT-EXTRA-ARGS...: sets src, crc
 pair() {
 	local name=$1; shift
@@ -58,7 +47,7 @@ pair() {
 	echo "\$ ${cargs[*]}"
 	timeout -s KILL "$TMO" "${sargs[@]}" >"$OUT/$name.server" 2>&1 &
 	local spid=$!
-	wait_listen $spid || echo "(server not listening on TCP port $PORT)" >>"$OUT/$name.server"
+	wait_listen $PORT $spid "" 100 || echo "(server not listening on TCP port $PORT)" >>"$OUT/$name.server"
 	crc=0; timeout -s KILL "$TMO" "${cargs[@]}" >"$OUT/$name.client" 2>&1 || crc=$?
 	src=0; wait $spid || src=$?
 	echo "-- server (exit $src):"; sed 's/^/   /' "$OUT/$name.server" | grep -v 'address:' || true
@@ -110,4 +99,4 @@ for t in "${tests[@]}"; do
 done
 rm -rf "$OUT"
 echo "srq.sh: $nok ok, $nfail failed"
-((nfail == 0))
+tl_status

@@ -62,30 +62,17 @@ cells() { # "pair client>server fam program"
 	echo "softib-rxe peer>sib ipv4 rc_pingpong_lossy"
 }
 OTHER="link rxe_phase"
-if ((LIST)); then
-	cells | while read -r pair d fam p; do echo "$pair/$d/$fam/$p"; done
-	for o in $OTHER; do echo "$o"; done
-	exit 0
-fi
+# the results only go to FILE (stdout has the CELL and CHECK lines)
+TL_PREFIX=twohosts_ TL_QUIET=1
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+# shellcheck disable=SC2086 # (OTHER: a list of words)
+mapfile -t names < <(cells | while read -r pair d fam p; do echo "$pair/$d/$fam/$p"; done; printf '%s\n' $OTHER)
+cases "${names[@]}"
 [[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
 [[ -d $DIR ]] || { echo "twohosts.sh: --dir $DIR: no such directory" >&2; exit 2; }
 
-wait_active() { # DEV
-	local i
-	for i in $(seq 100); do
-		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-gid_of() { # DEV ADDR: GID index, waiting for the GID cache
-	local i
-	for i in $(seq 50); do
-		"$TOOLS/roce-gid-index" --addr "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
+gid_of() { gid_index "$1" "$2" 50 0.2; } # DEV ADDR: GID index, waiting for the GID cache
 # the orders between the guests (put, wait_file, the executor loop: tools/lib/pair-rpc.sh)
 RPC_DIR=$DIR RPC_ROLE=$ROLE
 # shellcheck source=../../tools/lib/pair-rpc.sh
@@ -109,11 +96,6 @@ fi
 
 # ---------------------------------------------------------------- host 1: the matrix
 OUT=$(mktemp -d /tmp/twohosts.XXXXXX)
-nok=0 nfail=0
-result() {
-	echo "RESULT twohosts_$1 $2 ${3:-}" >>"$RESULTS"
-	if [[ $2 == ok ]]; then nok=$((nok + 1)); else nfail=$((nfail + 1)); fi
-}
 check() { echo "CHECK $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"; result "$1" "$2" "${3:-}"; }
 remote() { # KIND COMMAND: send a request to host 2, sets rn to its number
 	rpc_remote "$@"
@@ -283,4 +265,4 @@ done < <(cells)
 echo "twohosts.sh: matrix done in $((SECONDS - t0)) s"
 rm -rf "$OUT"
 echo "twohosts: $nok passed, $nfail failed"
-((nfail == 0))
+tl_status

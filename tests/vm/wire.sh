@@ -11,7 +11,8 @@ Usage: tests/vm/wire.sh [--results FILE] [--slow F] [--only "CASES"] [--no-rings
 Prints "RESULT wire_<case> ok|FAIL <detail>" per case (also appended to FILE) and
 "wire: N/M ok"; exit status 0 iff all ok.  --slow F stretches the quiet periods (debug
 kernel); --only runs some injection cases; --no-rings skips the ring tampering part;
---list prints the names of all cases (wire_<case>, wire_ring_<case>) and exits.
+--list prints the names of the cases the other options select (wire_<case>,
+wire_ring_<case>) and exits.
 USAGE
 }
 RESULTS="" SLOW=1 ONLY="" RINGS=1 LIST=0
@@ -28,11 +29,16 @@ while (($#)); do
 done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# the cases are the two programs' (their --list); wire-inject.py prints the RESULT lines itself
 if ((LIST)); then
-	/usr/bin/python3 "$REPO/tests/wire-inject.py" --list | sed 's/^/wire_/'
-	"$REPO/tests/ring-tamper/ring-tamper" --list | sed 's/^/wire_ring_/'
-	exit
+	# shellcheck disable=SC2086 # (ONLY: a list of names)
+	if [[ -n $ONLY ]]; then printf 'wire_%s\n' $ONLY
+	else /usr/bin/python3 "$REPO/tests/wire-inject.py" --list | sed 's/^/wire_/'; fi
+	((RINGS)) && "$REPO/tests/ring-tamper/ring-tamper" --list | sed 's/^/wire_ring_/'
+	exit 0
 fi
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
 [[ -x $REPO/tests/ring-tamper/ring-tamper ]] || { echo "wire.sh: tests/ring-tamper not built (make wire)" >&2; exit 2; }
 [[ -n $RESULTS ]] || RESULTS=$(mktemp /tmp/wire.XXXXXX)
 ip link add wirea type veth peer name wireb || exit 2
@@ -44,7 +50,7 @@ ip neigh replace 10.77.0.2 lladdr "$(cat /sys/class/net/wireb/address)" dev wire
 # no IPv6 noise on the injection side
 sysctl -qw net.ipv6.conf.wireb.disable_ipv6=1 net.ipv6.conf.wirea.disable_ipv6=1
 rdma link add sibw type softib netdev wirea || exit 2
-for i in $(seq 50); do "$REPO/tools/roce-gid-index" sibw >/dev/null 2>&1 && break; sleep 0.2; done
+wait_gid sibw "" 50 0.2
 rc=0
 wait=$(awk -v s="$SLOW" 'BEGIN { print 5 * s }')
 t0=$SECONDS
