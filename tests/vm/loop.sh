@@ -40,10 +40,11 @@ CHECK=$HERE/../loop/loop-check
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # the cases of loop-check (one process) and the two-process runs (pair below)
-CHECK_CASES=(data rnr rnr_exc bad_rkey too_long)
+[[ -x $CHECK ]] || { echo "loop.sh: $CHECK not built (make loop)" >&2; exit 2; }
+mapfile -t CHECK_CASES < <("$CHECK" --list)
+((${#CHECK_CASES[@]})) || { echo "loop.sh: $CHECK --list listed nothing" >&2; exit 2; }
 PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
 cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}"
-[[ -x $CHECK ]] || { echo "loop.sh: $CHECK not built (make loop)" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
 PORT=18700
 
