@@ -4,6 +4,16 @@
  * ring; user space consumes entries from the mapped ring without system
  * calls. Kernel CQs use the same ring in kernel memory and poll_cq
  * translates struct sib_cqe into struct ib_wc.
+ *
+ * Completion vectors: a device has one per online CPU, at most the
+ * max_comp_vectors module parameter; vector i belongs to the i-th online
+ * CPU (cpumask_local_spread()), and get_vector_affinity says so, so that
+ * multi-queue ULPs (nvme-rdma, iSER, NFS/RDMA) spread their queues as on
+ * a NIC. A kernel CQ's completion handler runs on its vector's CPU, as a
+ * NIC's interrupt would: inline when the completion is made there, else
+ * in a high-priority work queued on that CPU. A user CQ's handler only
+ * wakes a completion channel's reader, wherever that sleeps: it runs
+ * inline.
  */
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
@@ -11,6 +21,56 @@
 #include "cq.h"
 #include "queue.h"
 #include "trace.h"
+
+/**
+ * sib_comp_vectors() - how many completion vectors a new device offers
+ * @lim: the device's limits (max_comp_vectors)
+ *
+ * Context: process. Return: one per online CPU, at most the limit.
+ */
+int sib_comp_vectors(const struct sib_limits *lim)
+{
+	return min_t(u32, num_online_cpus(), lim->max_comp_vectors);
+}
+
+/**
+ * sib_get_vector_affinity() - ib_device_ops.get_vector_affinity
+ * @ibdev: device
+ * @comp_vector: vector number, below num_comp_vectors
+ *
+ * Context: any. Return: the one CPU the vector's handlers run on.
+ */
+const struct cpumask *sib_get_vector_affinity(struct ib_device *ibdev,
+					      int comp_vector)
+{
+	return cpumask_of(cpumask_local_spread(comp_vector, NUMA_NO_NODE));
+}
+
+static void sib_cq_comp_work(struct work_struct *work)
+{
+	struct sib_cq *cq = container_of(work, struct sib_cq, comp_work);
+
+	local_bh_disable();
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	local_bh_enable();
+}
+
+/* call the completion handler of an armed CQ that got a completion */
+static void sib_cq_notify(struct sib_cq *cq)
+{
+	if (!cq->ibcq.comp_handler)
+		return;
+	/* a hint: the handler runs there, or is queued there */
+	if (!cq->is_user && raw_smp_processor_id() != cq->cpu &&
+	    cpu_online(cq->cpu)) {
+		sib_counter_inc(cq->dev, SIB_CNT_COMP_HANDLER_QUEUED);
+		queue_work_on(cq->cpu, system_highpri_wq, &cq->comp_work);
+		return;
+	}
+	local_bh_disable();
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	local_bh_enable();
+}
 
 static u32 sib_cq_ring_size(int cqe)
 {
@@ -62,6 +122,8 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
 	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	cq->cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
+	INIT_WORK(&cq->comp_work, sib_cq_comp_work);
 	num = sib_cq_ring_size(attr->cqe);
 	err = sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE);
 	if (err)
@@ -104,6 +166,8 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sib_cq *cq = to_sib_cq(ibcq);
 
+	/* a handler queued on the vector's CPU is done before the CQ goes */
+	cancel_work_sync(&cq->comp_work);
 	sib_ring_free(&cq->ring);
 	kvfree(cq->kqp);
 	sib_obj_release(cq->dev, SIB_OBJ_CQ);
@@ -175,11 +239,8 @@ int sib_cq_post(struct sib_cq *cq, const struct sib_cqe *cqe,
 	sib_counter_inc(cq->dev, SIB_CNT_COMPLETIONS);
 	trace_sib_cqe(cq->ibcq.res.id, cqe->qp_num, cqe->wr_id, cqe->status,
 		      cqe->opcode);
-	if (notify && cq->ibcq.comp_handler) {
-		local_bh_disable();
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-		local_bh_enable();
-	}
+	if (notify)
+		sib_cq_notify(cq);
 	return 0;
 }
 

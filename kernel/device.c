@@ -322,6 +322,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(get_hw_stats),
 	SIB_VERB(get_link_layer),
 	SIB_VERB(get_port_immutable),
+	SIB_VERB(get_vector_affinity),
 	SIB_VERB(map_mr_sg),
 	SIB_VERB(mmap),
 	SIB_VERB(mmap_free),
@@ -405,7 +406,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = sib_comp_vectors(&dev->lim);
 	ibdev->dev.parent = ndev->dev.parent;
 	strscpy(ibdev->node_desc, "softib", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid, ndev->dev_addr);

@@ -29,6 +29,7 @@ static unsigned int max_mw = SIB_MAX_MW;
 static unsigned int max_qp_wr = SIB_MAX_QP_WR;
 static unsigned int max_cqe = SIB_MAX_CQE;
 static unsigned int max_srq_wr = SIB_MAX_SRQ_WR;
+static unsigned int max_comp_vectors = SIB_MAX_COMP_VECTORS;
 
 /* "(default D, L..H)" for MODULE_PARM_DESC, from the params.h numbers */
 #define SIB_RANGE(def, lo, hi) \
@@ -60,6 +61,9 @@ MODULE_PARM_DESC(max_cqe, "CQEs per CQ, a power of two minus 1"
 module_param(max_srq_wr, uint, 0444);
 MODULE_PARM_DESC(max_srq_wr, "WRs per SRQ, a power of two"
 		 SIB_RANGE(SIB_MAX_SRQ_WR, 1, SIB_LIM_SRQ_WR));
+module_param(max_comp_vectors, uint, 0444);
+MODULE_PARM_DESC(max_comp_vectors, "completion vectors per device at most; a device has one per online CPU up to this"
+		 SIB_RANGE(SIB_MAX_COMP_VECTORS, 1, SIB_LIM_COMP_VECTORS));
 
 /* the bounds match the number spaces they are taken from */
 static_assert(SIB_LIM_QP == SIB_MAX_QPN - SIB_MIN_QPN + 1 + 1);
@@ -94,6 +98,7 @@ static const struct sib_lim_param sib_lim_params[] = {
 	{ "max_qp_wr", &max_qp_wr, SIB_LIM_QP_WR_MIN, SIB_LIM_QP_WR, SIB_LIM_POW2 },
 	{ "max_cqe", &max_cqe, SIB_LIM_CQE_MIN, SIB_LIM_CQE, SIB_LIM_POW2_M1 },
 	{ "max_srq_wr", &max_srq_wr, 1, SIB_LIM_SRQ_WR, SIB_LIM_POW2 },
+	{ "max_comp_vectors", &max_comp_vectors, 1, SIB_LIM_COMP_VECTORS },
 };
 
 /* the counter of the creates each kind's limit refused */
@@ -167,6 +172,7 @@ void sib_limits_get(struct sib_limits *lim)
 	lim->max_qp_wr = max_qp_wr;
 	lim->max_cqe = max_cqe;
 	lim->max_srq_wr = max_srq_wr;
+	lim->max_comp_vectors = max_comp_vectors;
 }
 
 /**

@@ -31,12 +31,15 @@ enum sib_obj {
  * @max_qp_wr: WRs of a QP's send or receive queue at most (power of two)
  * @max_cqe: CQEs of a CQ at most (power of two - 1)
  * @max_srq_wr: WRs of an SRQ at most (power of two)
+ * @max_comp_vectors: completion vectors at most (one per online CPU up
+ *		      to this, see sib_comp_vectors())
  */
 struct sib_limits {
 	u32 max_obj[SIB_NUM_OBJ];
 	u32 max_qp_wr;
 	u32 max_cqe;
 	u32 max_srq_wr;
+	u32 max_comp_vectors;
 };
 
 int sib_limits_check(void);

@@ -32,6 +32,8 @@
 #define SIB_MAX_AH		65536		/* parameter */
 #define SIB_MAX_SRQ		16384		/* parameter */
 #define SIB_MAX_SRQ_WR		16384		/* parameter */
+/* completion vectors: one per online CPU, at most this many */
+#define SIB_MAX_COMP_VECTORS	32		/* parameter */
 #define SIB_MAX_MW		65536		/* parameter */
 #define SIB_MAX_SRQ_SGE		SIB_MAX_SGE
 #define SIB_MAX_XRCD		0x1000
@@ -90,6 +92,7 @@
 #define SIB_LIM_CQE_MIN		1023
 #define SIB_LIM_CQE		1048575		/* ring of 1M entries - 1 */
 #define SIB_LIM_SRQ_WR		65536
+#define SIB_LIM_COMP_VECTORS	1024
 
 /* engine tuning */
 #define SIB_MAX_INFLIGHT_PKTS	512	/* unacked request packets per RC QP */

@@ -228,6 +228,9 @@ struct sib_cq {
 	bool is_user;
 	bool overflowed;
 	bool timestamp;			/* stamp every CQE (SIB_WC_F_TIMESTAMP) */
+	int cpu;			/* its completion vector's CPU (cq.c) */
+	/* kernel CQs: the completion handler, run on @cpu (cq.c) */
+	struct work_struct comp_work;
 };
 
 /* A validated send WQE in the kernel-private shadow queue. */
