@@ -21,7 +21,7 @@ TL_PREFIX=mem_
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # (nvme_setup: a set-up failure, reported instead of them)
-cases nvme_connect nvme_data fast_reg
+cases comp_vectors nvme_connect nvme_io_queues nvme_data fast_reg
 TL_CASES[nvme_setup]=1
 cnt() { counter "$DEV" "$1" 0; }
 
@@ -38,6 +38,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# one completion vector per online CPU (max_comp_vectors, default 32), each on its own CPU
+NCPU=$(nproc)
+nvec=$(/usr/bin/python3 -c "
+from pyverbs.device import Context
+print(Context(name='$DEV').num_comp_vectors)" 2>&1)
+want=$((NCPU < 32 ? NCPU : 32))
+if [[ $nvec == "$want" ]]; then
+	result comp_vectors ok "num_comp_vectors $nvec ($NCPU CPUs)"
+else
+	result comp_vectors FAIL "num_comp_vectors $nvec, want $want ($NCPU CPUs)"
+fi
 modprobe -a nvmet nvmet-rdma nvme-rdma || { result nvme_setup FAIL "modprobe"; exit 1; }
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 truncate -s "${MB}M" "$W/ns.img"
@@ -50,8 +61,10 @@ mkdir "$CFS/ports/1" && echo "$ADDR" > "$CFS/ports/1/addr_traddr" &&
 echo rdma > "$CFS/ports/1/addr_trtype" && echo 4420 > "$CFS/ports/1/addr_trsvcid" &&
 echo ipv4 > "$CFS/ports/1/addr_adrfam" &&
 ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" || { result nvme_setup FAIL "nvmet configfs"; exit 1; }
-fr0=$(cnt fast_reg) li0=$(cnt local_inv) ri0=$(cnt remote_inv)
-if ! echo "transport=rdma,traddr=$ADDR,trsvcid=4420,nqn=$NQN,nr_io_queues=1" > /dev/nvme-fabrics; then
+fr0=$(cnt fast_reg) li0=$(cnt local_inv) ri0=$(cnt remote_inv) qh0=$(cnt comp_handler_queued)
+klog0=$(dmesg | wc -l)
+# nr_io_queues left to nvme-rdma: one per CPU, bounded by the device's completion vectors
+if ! echo "transport=rdma,traddr=$ADDR,trsvcid=4420,nqn=$NQN" > /dev/nvme-fabrics; then
 	result nvme_connect FAIL "write to /dev/nvme-fabrics failed"; exit 1
 fi
 for c in /sys/class/nvme/nvme*; do
@@ -70,6 +83,13 @@ for i in $(seq 50); do
 done
 [[ -n ${NVMEDEV:-} && -n $BDEV ]] || { result nvme_connect FAIL "no namespace block device"; exit 1; }
 result nvme_connect ok "$NVMEDEV $BDEV over $DEV"
+# nvme-rdma: "creating N I/O queues." with N = min(CPUs, num_comp_vectors), as on a NIC
+nq=$(dmesg | tail -n +"$((klog0 + 1))" | sed -n "s/.*$NVMEDEV: creating \([0-9]*\) I\/O queues.*/\1/p" | tail -1)
+if [[ $nq == "$want" ]]; then
+	result nvme_io_queues ok "$nq I/O queues ($NCPU CPUs, $nvec completion vectors)"
+else
+	result nvme_io_queues FAIL "${nq:-no} I/O queues, want $want ($NCPU CPUs, $nvec completion vectors)"
+fi
 # every block size class: one page, several pages (one MR of many pages), 1 MiB
 head -c $((MB * 1024 * 1024)) /dev/urandom > "$W/src"
 ok=1
@@ -83,7 +103,7 @@ done
 	result nvme_data FAIL "I/O error or mismatch"
 fr=$(( $(cnt fast_reg) - fr0 )) li=$(( $(cnt local_inv) - li0 )) ri=$(( $(cnt remote_inv) - ri0 ))
 if ((fr > 0 && li + ri > 0)); then
-	result fast_reg ok "fast_reg +$fr, local_inv +$li, remote_inv +$ri"
+	result fast_reg ok "fast_reg +$fr, local_inv +$li, remote_inv +$ri, completion handlers queued on their vector's CPU +$(( $(cnt comp_handler_queued) - qh0 ))"
 else
 	result fast_reg FAIL "fast_reg +$fr, local_inv +$li, remote_inv +$ri (expected registrations and invalidations)"
 fi
