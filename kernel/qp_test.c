@@ -12,6 +12,8 @@
 
 #include "softib.h"
 #include "qp.h"
+#include "qpcore.h"
+#include "sched.h"
 #include "task.h"
 #include "timers.h"
 
@@ -69,6 +71,7 @@ static struct sib_qp *sib_qt_qp(struct kunit *test, enum ib_qp_type type)
 	spin_lock_init(&qp->rq.lock);
 	skb_queue_head_init(&qp->rxq);
 	INIT_WORK(&qp->work, sib_qt_noop);
+	sib_run_map_init(qp);
 	sib_timers_init(qp);
 	qp->rq.ring.hdr = kunit_kzalloc(test, sizeof(*qp->rq.ring.hdr),
 					GFP_KERNEL);
