@@ -423,8 +423,15 @@ static void sib_qp_test_runner_state(struct kunit *test)
 	INIT_WORK(&qp->work, sib_qt_count);
 	atomic_set(&sib_qt_kicks, 0);
 	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, true), SIB_CLAIM_TAKEN);
+#ifdef CONFIG_LOCKDEP
+	/* the runner role is the runner map lockdep checks (sib_assert_runner()) */
+	KUNIT_EXPECT_TRUE(test, lock_is_held(&qp->run.dep_map));
+#endif
 	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, true), SIB_CLAIM_NONE);
 	KUNIT_EXPECT_FALSE(test, sib_task_release(qp));
+#ifdef CONFIG_LOCKDEP
+	KUNIT_EXPECT_FALSE(test, lock_is_held(&qp->run.dep_map));
+#endif
 	KUNIT_EXPECT_EQ(test, atomic_read(&qp->task_state), 0);
 	/* a poke while it runs marks it and schedules nothing */
 	KUNIT_EXPECT_EQ(test, sib_task_claim(qp, false), SIB_CLAIM_TAKEN);
