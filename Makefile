@@ -29,7 +29,7 @@ help:
 	@echo "make kernels    the kernel modules for every installed header tree, into build/kernels/<release>/"
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
-	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse: helpers of tools/bench)"
+	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse, sib-lat1, sib-udprr: helpers of the benchmarks)"
 	@echo "make pkey       only tools/sib-pkey (P_Key tables) and tests/pkey/pkey-traffic"
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
