@@ -644,8 +644,14 @@ rops=send,send_imm,write,write_imm,read
 [[ $(uname -r) == 6.1.* ]] || rops=send,send_imm,write,write_imm
 load_check rxe_retry_faults "duplicate_request>0 seq_nak_sent>0" -d rxe0 -D sib1 --one-way -q 2 -M 64K \
 	-b 3M --ops-mix $rops
+# (rdma_rxe 6.12 as the responder replays a repeated READ that follows a 0-byte READ or WRITE
+# from the wrong MR: WARNING at rxe_mr_copy, a remote access NAK that may be lost, its QP in
+# error, softib's retries exhausted; see field_lossy_atomics_sib1_rxe0. On 6.12 no 0-byte
+# messages: the cell failed so in 5 of 20 standalone runs with them, 0 of 25 without.)
+sempty=()
+[[ $(uname -r) == 6.1.* ]] || sempty=(--no-empty)
 load_check sib_retry_faults "retransmits>0" -d sib1 -D rxe0 --one-way -q 2 -M 64K -b 3M \
-	--ops-mix send,send_imm,write,write_imm,read
+	--ops-mix send,send_imm,write,write_imm,read "${sempty[@]}"
 tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
 
 field_cases
