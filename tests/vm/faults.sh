@@ -26,7 +26,8 @@ For each: "RESULT faults_<name> ok|FAIL <bytes, completions, mismatches, lost, d
 counters>" (also appended to FILE). ok when sib-load exits 0 with 0 mismatches, lost,
 duplicated, unknown and wrong completions, no error status (the exhaustion cases: exactly the
 expected one besides flushes) and the case's counter condition holds.  --list prints the
-names of the cases the other options select (faults_<name>) and exits.  Exit 0 iff all ok.
+names of the cases the other options select (faults_<name>) and exits.  Exit 0 iff all ok, 2
+when --only names no case that the other options let run.
 USAGE
 }
 RESULTS=/dev/null SEED="" ONLY="" QUICK=0 BIG=0 LIST=0 TMO=${FAULTS_TIMEOUT:-300}
@@ -168,5 +169,9 @@ if [[ ",$ONLY," == *,big20,* ]] || ((BIG)); then
 fi
 ((LIST)) && exit 0
 netem AB
+if [[ -n $ONLY ]] && ((nok + nfail == 0)); then
+	echo "faults.sh: --only $ONLY names no case run here (--list shows them)" >&2
+	exit 2
+fi
 echo "faults: $nok/$((nok + nfail)) ok"
 tl_status

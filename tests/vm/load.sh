@@ -23,7 +23,7 @@ mismatches, 0 lost, 0 duplicated, 0 unknown and 0 wrong completions and no error
 fault cases: exactly the expected status besides flush errors).
 --seed N gives every run the same seed (default: sib-load picks one and prints it).
 --list prints the names of the cases the other options select (load_<name>) and exits.
-Exit status 0 iff all ok.
+Exit status 0 iff all ok, 2 when --only names no case that the other options let run.
 USAGE
 }
 DEV=sib0 RESULTS=/dev/null SEED="" QUICK=0 SHORT=0 ONLY="" LIST=0 TMO=${LOAD_TIMEOUT:-600}
@@ -115,5 +115,9 @@ run retry_exceeded --expect retry-exceeded -q 2 -M 64K -t 20 --peer-error-after 
 	--ack-timeout 12 --retry-cnt 2
 ((LIST)) && exit 0
 rm -rf "$OUT"
+if [[ -n $ONLY ]] && ((nok + nfail == 0)); then
+	echo "load.sh: --only $ONLY names no case run here (--list shows them)" >&2
+	exit 2
+fi
 echo "load: $nok/$((nok + nfail)) ok on $DEV: ${summary[*]/%/,}" | sed 's/,$//'
 tl_status
