@@ -196,11 +196,12 @@ ucx_pair() {
 	done
 	# -f: one line of figures: iterations, latency (us: median, average, overall),
 	# bandwidth (MB/s: average, overall), message rate (average, overall); an average
-	# can be "-nan" (no sample in the last report interval): the overall ones are taken
+	# can be "-nan" (no sample in the last report interval): the median latency and the
+	# overall bandwidth are taken
 	line=$(awk 'NF == 8 && $1 ~ /^[0-9]+$/' "$cout" | tail -1)
 	[[ -n $line ]] || why+=" no final figures;"
 	read -r -a f <<<"$line"
-	if [[ $* == *_lat* ]]; then fig="${f[3]:-?} us"
+	if [[ $* == *_lat* ]]; then fig="${f[1]:-?} us (median)"
 	else fig="${f[5]:-?} MB/s"; fi
 	[[ ${fig%% *} =~ ^[0-9.]+$ ]] || why+=" no figure;"
 	if ! [[ ${f[0]:-} =~ ^[0-9]+$ ]] || ((f[0] == 0)); then why+=" no iterations;"; fi
