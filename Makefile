@@ -18,10 +18,10 @@ sbindir ?= $(prefix)/sbin
 mandir ?= $(prefix)/share/man
 
 .PHONY: all module kernels module-debug provider tools load perf pkey wire loop doorbell field limits \
-	install install-module install-provider install-tools uninstall uninstall-tools deb \
+	apps install install-module install-provider install-tools uninstall uninstall-tools deb \
 	deps demo check check-vm clean help
 
-all: module provider load perf pkey wire loop doorbell field limits
+all: module provider load perf pkey wire loop doorbell field limits apps
 
 help:
 	@echo "make [all]      build softib.ko, softib_db.ko (KVER=<release> or KDIR=<tree>) and provider/libsoftib-rdmav34.so"
@@ -36,6 +36,7 @@ help:
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
+	@echo "make apps       only tests/apps/sib-mpi (apps stage's MPI program; skipped without mpicc)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey and tools/load/sib-load"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"
@@ -95,6 +96,8 @@ field:
 	$(MAKE) -C tests/field
 limits:
 	$(MAKE) -C tests/limits
+apps:
+	$(MAKE) -C tests/apps
 
 # install by hand: the module and the provider, nothing else is built; the tools are
 # install-tools (they need libnl-genl-3-dev). Do not mix with the softib-dkms package: DKMS
@@ -169,6 +172,7 @@ clean:
 	-$(MAKE) -C tests/pkey clean
 	-$(MAKE) -C tests/ring-tamper clean
 	-$(MAKE) -C tests/loop clean
+	-$(MAKE) -C tests/apps clean
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean
 	-$(MAKE) -C tests/limits clean

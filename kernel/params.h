@@ -25,7 +25,7 @@
 #define SIB_MAX_SGE_RD		32
 #define SIB_MAX_INLINE_DATA	512
 #define SIB_MAX_CQ		16384		/* parameter */
-#define SIB_MAX_CQE		65535		/* parameter; ring of 64k entries - 1 */
+#define SIB_MAX_CQE		1048575		/* parameter; ring of up to 1M entries - 1 (libfabric's rxm asks (tx + rx) x 256) */
 #define SIB_MAX_MR		65536		/* parameter */
 #define SIB_MAX_MR_SIZE		(1ULL << 40)
 #define SIB_MAX_PD		65536		/* parameter */

@@ -178,7 +178,7 @@ static uint32_t sib_read_slid(struct ibv_cq_ex *ibcq)
 
 static uint8_t sib_read_sl(struct ibv_cq_ex *ibcq)
 {
-	return ex_to_sib_cq(ibcq)->cur.sl;
+	return sib_cqe_sl(&ex_to_sib_cq(ibcq)->cur);
 }
 
 static uint8_t sib_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
@@ -359,8 +359,13 @@ struct ibv_cq_ex *sib_create_cq_ex(struct ibv_context *ctx,
 	}
 	cq->wc_flags = attr->wc_flags;
 	sib_cq_ex_setup(cq, attr->wc_flags);
-	/* ibv_create_cq_ex() does not do this for us, ibv_create_cq() does */
-	verbs_init_cq(&cq->vcq.cq, ctx, attr->channel, attr->cq_context);
+	/*
+	 * No verbs_init_cq() here: libibverbs' ibv_create_cq_ex() calls it
+	 * after this returns, and a second call took a second reference on
+	 * the completion channel, which ibv_destroy_cq() gives back once, so
+	 * that ibv_destroy_comp_channel() failed with EBUSY for ever (UCX
+	 * warned at every interface close and leaked the channel's fd).
+	 */
 	return &cq->vcq.cq_ex;
 
 err_free:

@@ -307,6 +307,17 @@ int sib_build_recv_wqe(void *slot, uint32_t stride,
 unsigned int sib_wc_flags(uint16_t cqe_flags);
 
 /**
+ * sib_cqe_sl() - the sl of a CQE as an ibv_wc reports it: the SL of an IB
+ * packet, and for a RoCEv2 datagram (which carries no SL) the type of its L3
+ * header (SIB_WC_SL_ROCE_IPV4 or SIB_WC_SL_ROCE_IPV6), so that a user of the
+ * GRH area knows where the destination address is (IPv4: the last 4 of the
+ * 40 bytes; IPv6: the last 16).
+ */
+uint8_t sib_cqe_sl(const struct sib_cqe *cqe);
+#define SIB_WC_SL_ROCE_IPV6	1
+#define SIB_WC_SL_ROCE_IPV4	2
+
+/**
  * sib_cqe_to_wc() - translate one CQE read from the CQ ring into an ibv_wc.
  */
 void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc);

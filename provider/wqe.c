@@ -201,6 +201,27 @@ unsigned int sib_wc_flags(uint16_t cqe_flags)
 	return f;
 }
 
+/*
+ * libibverbs' ibv_wc has no field for the L3 header type of a RoCEv2 receive
+ * (IBTA Annex 17, A17.4.5.1 asks the CQE for it), and its GRH area holds
+ * either an IPv6 header or an IPv4 header in its second half.  RoCE NICs
+ * report the type in the SL bits (1: IPv6, 2: IPv4), which RoCE otherwise
+ * leaves unused, and UCX's UD transport reads it there to find the
+ * destination address: with sl 0 it takes an IPv4 packet's GRH area for an
+ * IPv6 header, finds none of its GIDs in it and drops every datagram.
+ */
+uint8_t sib_cqe_sl(const struct sib_cqe *cqe)
+{
+	switch (cqe->network_hdr_type) {
+	case SIB_NET_HDR_IPV4:
+		return SIB_WC_SL_ROCE_IPV4;
+	case SIB_NET_HDR_IPV6:
+		return SIB_WC_SL_ROCE_IPV6;
+	default:
+		return cqe->sl;
+	}
+}
+
 void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc)
 {
 	wc->wr_id = cqe->wr_id;
@@ -219,6 +240,6 @@ void sib_cqe_to_wc(const struct sib_cqe *cqe, struct ibv_wc *wc)
 	wc->wc_flags = sib_wc_flags(cqe->wc_flags);
 	wc->pkey_index = cqe->pkey_index;
 	wc->slid = cqe->slid;
-	wc->sl = cqe->sl;
+	wc->sl = sib_cqe_sl(cqe);
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }

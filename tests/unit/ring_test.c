@@ -542,6 +542,18 @@ static void test_cqe_to_wc(void)
 		  wc.invalidated_rkey == 0x800000f5,
 		  "invalidated rkey in host order");
 	SIB_CHECK(sib_wc_flags(0) == 0, "no flags");
+	/* a RoCEv2 datagram's L3 header type is reported in sl (UCX's UD reads it) */
+	c.network_hdr_type = SIB_NET_HDR_IPV4;
+	c.sl = 0;
+	sib_cqe_to_wc(&c, &wc);
+	SIB_CHECK(wc.sl == 2, "RoCEv2 over IPv4: sl 2");
+	c.network_hdr_type = SIB_NET_HDR_IPV6;
+	sib_cqe_to_wc(&c, &wc);
+	SIB_CHECK(wc.sl == 1 && sib_cqe_sl(&c) == 1, "RoCEv2 over IPv6: sl 1");
+	c.network_hdr_type = SIB_NET_HDR_IB;
+	c.sl = 5;
+	sib_cqe_to_wc(&c, &wc);
+	SIB_CHECK(wc.sl == 5, "IB: the packet's SL");
 	SIB_CHECK(IBV_WC_SEND == 0 && IBV_WC_RECV == 128 &&
 		  IBV_WC_RECV_RDMA_WITH_IMM == 129 && IBV_WC_LOCAL_INV == 6 &&
 		  (int)IBV_WR_SEND == (int)IB_UVERBS_WR_SEND &&

@@ -432,7 +432,7 @@ if [[ -z $ONLY || $ONLY == limits* ]]; then
 	done
 	reload || true
 	devinfo sib0
-	[[ ${dv[max_qp]:-} == 65536 && ${dv[max_cqe]:-} == 65535 ]] ||
+	[[ ${dv[max_qp]:-} == 65536 && ${dv[max_cqe]:-} == 1048575 ]] ||
 		why+=" max_qp ${dv[max_qp]:-missing} max_cqe ${dv[max_cqe]:-missing} after the reload with defaults;"
 	detail+=" reloaded with defaults (max_qp ${dv[max_qp]:-missing}); $((SECONDS - t0))s;"
 	finish limits_bad_value
