@@ -14,7 +14,7 @@ Host 2 (10.0.3.2) exports, host 1 (10.0.3.1) imports, over eth1: first with soft
 hosts (sib1 on eth1, created when missing), then with rdma_rxe on both (rxe1 on eth1).
 Per device, one result each:
   nvme            nvmet + nvmet-rdma (file namespace) on host 2, nvme connect on host 1:
-                  N MiB (--mb, default 16) written with dd (1 MiB, O_DIRECT), read back,
+                  N MiB (--mb, default 8) written with dd (1 MiB, O_DIRECT), read back,
                   sha256 compared; MB/s both ways
   nvme_reconnect  host 2's eth1 down for S s (--flap, default 6) and up again while a second
                   pattern is written: the controller reconnects (ctrl-loss-tmo 60,
@@ -36,7 +36,7 @@ visible to both guests.  --ko is accepted for tools/vm-pair's command lines (unu
 Exit status 0 iff all passed.
 USAGE
 }
-ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=16 LOOPS=10 FLAP=6 ACTION=""
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION=""
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -62,6 +62,7 @@ SRPT_GUID=5ab1000000000001 SRP_PORT=5555 NFS_PORT=20049
 CFS=/sys/kernel/config T=/sys/kernel/config/target
 EXPORT=/srv/ulps MNT=/mnt/ulps TW=/tmp/ulps-target
 PEER=10.0.3.2
+IO_TMO=${ULPS_IO_TIMEOUT:-90}	# seconds for one dd (a whole write or read)
 ULP_CASES="nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
 
 TL_PREFIX=ulps_
@@ -161,7 +162,9 @@ nfs_up() {
 	mkdir -p $EXPORT /var/lib/nfs/v4recovery /run/rpcbind
 	mountpoint -q $EXPORT || mount -t tmpfs -o size=$((MB * 4))M ulps $EXPORT || return 1
 	pgrep -x rpcbind >/dev/null || rpcbind || return 1
-	exportfs -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=1 10.0.3.0/24:$EXPORT || return 1
+	# the export is NFSv4's root (fsid=0): a pseudo root on the guest's overlay "/" would not
+	# be exportable
+	exportfs -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=0 10.0.3.0/24:$EXPORT || return 1
 	pgrep -x rpc.mountd >/dev/null || rpc.mountd || return 1
 	# a short grace period: host 1's first OPEN waits for its end (settable while nfsd is down)
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
@@ -249,17 +252,35 @@ record() { # CASE PHASE ok|FAIL DETAIL
 	fi
 	result "${c}_$ph" "$st" "$d"
 }
+# bounded DEADLINE COMMAND...: COMMAND in the background, its output (stdout and stderr) on
+# stdout; status 124 when it has not ended within DEADLINE seconds.  It is then left behind
+# (a process waiting for a block device's I/O cannot be killed; the disconnect at the end of
+# the case fails that I/O), so its output goes through a file: a pipe it kept would hang a $()
+bounded() {
+	local secs=$1 pid i st=124 f=$W/bounded.$BASHPID
+	shift
+	"$@" >"$f" 2>&1 &
+	pid=$!
+	for ((i = 0; i < secs * 5; i++)); do
+		kill -0 $pid 2>/dev/null || { st=0; wait $pid || st=$?; break; }
+		sleep 0.2
+	done
+	((st == 124)) && kill $pid 2>/dev/null
+	cat "$f"
+	rm -f "$f"
+	return $st
+}
 mbps() { awk -v a="$1" -v b="$2" -v m="$MB" 'BEGIN { printf "%.1f", m / (b - a) }'; }
 # xfer DEST SRC: SRC's $MB MiB to DEST (block device or file) with O_DIRECT, read back, sha256
 # compared; sets xd (figures, or what failed)
 xfer() {
 	local t0 t1 t2 a b
 	t0=$EPOCHREALTIME
-	timeout 240 dd if="$2" of="$1" bs=1M count="$MB" oflag=direct conv=fsync,notrunc status=none ||
-		{ xd="write to $1 failed"; return 1; }
+	bounded "$IO_TMO" dd if="$2" of="$1" bs=1M count="$MB" oflag=direct conv=fsync,notrunc status=none ||
+		{ xd="write to $1 failed or took over $IO_TMO s"; return 1; }
 	t1=$EPOCHREALTIME
-	timeout 240 dd if="$1" of="$W/back" bs=1M count="$MB" iflag=direct status=none ||
-		{ xd="read of $1 failed"; return 1; }
+	bounded "$IO_TMO" dd if="$1" of="$W/back" bs=1M count="$MB" iflag=direct status=none ||
+		{ xd="read of $1 failed or took over $IO_TMO s"; return 1; }
 	t2=$EPOCHREALTIME
 	a=$(sha256sum <"$2") b=$(sha256sum <"$W/back")
 	rm -f "$W/back"
@@ -296,6 +317,8 @@ scsi_bdev() {
 }
 wait_bdev() { # FUNCTION ARGS: until FUNCTION prints a block device (30 s)
 	local i d
+	# (no udev in the guest to load the SCSI disk driver for a new LUN)
+	modprobe sd_mod
 	for i in $(seq 150); do
 		d=$("$@") && [[ -b $d ]] && echo "$d" && return 0
 		sleep 0.2
@@ -312,11 +335,11 @@ nvme_bdev() {
 	return 1
 }
 nvme_ctrl() { local c; for c in /sys/class/nvme/nvme*; do [[ $(cat "$c/subsysnqn" 2>/dev/null) == "$NQN" ]] && echo "${c##*/}" && return 0; done; return 1; }
-nvme_conn() { timeout 60 nvme connect -t rdma -a $PEER -s 4420 -n $NQN "$@"; }
-nvme_disc() { timeout 60 nvme disconnect -n $NQN; }
+nvme_conn() { bounded 60 nvme connect -t rdma -a $PEER -s 4420 -n $NQN "$@"; }
+nvme_disc() { bounded 60 nvme disconnect -n $NQN; }
 
 case_nvme() { # PHASE DEV
-	local ph=$1 dev bdev ctrl i ok=0 t0 out
+	local ph=$1 bdev ctrl i ok=0 t0 out k0
 	if ! target nvme_up "" 60; then
 		for i in nvme nvme_reconnect nvme_connect_loop; do record $i "$ph" FAIL "$tout"; done
 		return
@@ -327,11 +350,11 @@ case_nvme() { # PHASE DEV
 		record nvme_reconnect "$ph" FAIL "no controller"
 	else
 		ctrl=$(nvme_ctrl)
-		dev=$(cat "/sys/class/nvme/$ctrl/transport" 2>/dev/null)
-		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev over $dev)"
+		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev)"
 		else record nvme "$ph" FAIL "$xd"; fi
+		k0=$(dmesg | grep -c 'Successfully reconnected')
 		if flap_xfer "$bdev" "$W/b" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]]; then
-			record nvme_reconnect "$ph" ok "$xd, controller live"
+			record nvme_reconnect "$ph" ok "$xd, controller live, reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s)"
 		else
 			record nvme_reconnect "$ph" FAIL "$xd, controller $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)"
 		fi
@@ -366,10 +389,12 @@ case_iser() { # PHASE DEV
 		iscsid
 		sleep 1
 	fi
-	if ! out=$(timeout 60 iscsiadm -m discovery -t st -p $PEER:3260 2>&1 &&
-		iscsiadm -m node "${p[@]}" -o update -n iface.transport_name -v iser 2>&1 &&
-		iscsiadm -m node "${p[@]}" -o update -n node.session.timeo.replacement_timeout -v 60 2>&1 &&
-		timeout 90 iscsiadm -m node "${p[@]}" --login 2>&1) || ! bdev=$(wait_bdev scsi_bdev iscsi_iser); then
+	# the records bound to open-iscsi's own "iser" iface (a default-iface record whose
+	# transport_name is updated still logs in over TCP)
+	if ! out=$(bounded 60 iscsiadm -m discovery -t st -p $PEER:3260 -I iser 2>&1 &&
+		iscsiadm -m node "${p[@]}" -I iser -o update -n iface.transport_name -v iser 2>&1 &&
+		iscsiadm -m node "${p[@]}" -I iser -o update -n node.session.timeo.replacement_timeout -v 60 2>&1 &&
+		bounded 90 iscsiadm -m node "${p[@]}" -I iser --login 2>&1) || ! bdev=$(wait_bdev scsi_bdev iscsi_iser); then
 		record iser "$ph" FAIL "discovery/login: $(echo "$out" | tail -3 | tr '\n' ' ')"
 		record iser_reconnect "$ph" FAIL "no session"
 	else
@@ -378,7 +403,7 @@ case_iser() { # PHASE DEV
 		if flap_xfer "$bdev" "$W/b"; then record iser_reconnect "$ph" ok "$xd"
 		else record iser_reconnect "$ph" FAIL "$xd"; fi
 	fi
-	timeout 60 iscsiadm -m node "${p[@]}" --logout >/dev/null 2>&1
+	bounded 60 iscsiadm -m node "${p[@]}" --logout >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	target iser_down "" 60 || echo "ulps.sh: $tout" >&2
 }
@@ -391,7 +416,7 @@ case_srp() { # PHASE DEV
 	fi
 	modprobe ib_srp
 	h=/sys/class/infiniband_srp/srp-$dev-1
-	if ! timeout 60 bash -c "echo id_ext=$SRPT_GUID,ioc_guid=$SRPT_GUID,dest=$PEER:$SRP_PORT >$h/add_target" 2>"$W/srp.err" ||
+	if ! bounded 60 bash -c "echo id_ext=$SRPT_GUID,ioc_guid=$SRPT_GUID,dest=$PEER:$SRP_PORT >$h/add_target" 2>"$W/srp.err" ||
 		! bdev=$(wait_bdev scsi_bdev ib_srp); then
 		record srp "$ph" FAIL "add_target to $h: $(tr '\n' ' ' <"$W/srp.err") $(dmesg | grep -i srp | tail -2 | tr '\n' ' ')"
 		record srp_reconnect "$ph" FAIL "no SRP target port"
@@ -412,7 +437,7 @@ case_nfs() { # PHASE DEV
 	fi
 	modprobe rpcrdma
 	mkdir -p $MNT
-	if ! out=$(timeout 90 mount -t nfs -o rdma,port=$NFS_PORT,vers=4.2 $PEER:$EXPORT $MNT 2>&1) ||
+	if ! out=$(bounded 90 mount -t nfs -o rdma,port=$NFS_PORT,vers=4.2 $PEER:/ $MNT 2>&1) ||
 		! grep -q " $MNT nfs4 .*proto=rdma" /proc/mounts; then
 		record nfs "$ph" FAIL "mount: $out $(grep " $MNT " /proc/mounts)"
 		record nfs_reconnect "$ph" FAIL "not mounted"
@@ -422,7 +447,7 @@ case_nfs() { # PHASE DEV
 		if flap_xfer $MNT/f2 "$W/b"; then record nfs_reconnect "$ph" ok "$xd"
 		else record nfs_reconnect "$ph" FAIL "$xd"; fi
 	fi
-	mountpoint -q $MNT && { timeout 60 umount $MNT || timeout 30 umount -f $MNT; }
+	mountpoint -q $MNT && { bounded 60 umount $MNT || bounded 30 umount -f $MNT; }
 	target nfs_down "" 60 || echo "ulps.sh: $tout" >&2
 }
 
@@ -451,7 +476,7 @@ phase() { # PHASE DEV PEERDEV
 cleanup() {
 	mountpoint -q $MNT && umount -f $MNT
 	[[ -n $(nvme_ctrl 2>/dev/null) ]] && nvme_disc >/dev/null 2>&1
-	timeout 30 iscsiadm -m node --logoutall=all >/dev/null 2>&1
+	bounded 30 iscsiadm -m node --logoutall=all >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	srp_delete 2>/dev/null
 	daemons_down iscsid
