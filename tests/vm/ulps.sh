@@ -361,15 +361,20 @@ case_nvme() { # PHASE DEV
 		nvme_disc >/dev/null
 	fi
 	# controllers created and deleted in a loop (blktests nvme/031's work)
+	local tc=0 td=0 t1 t2
 	t0=$EPOCHREALTIME
 	for ((i = 0; i < LOOPS; i++)); do
+		t1=$EPOCHREALTIME
 		if ! nvme_conn >/dev/null 2>&1 || ! nvme_ctrl >/dev/null; then break; fi
+		t2=$EPOCHREALTIME
 		[[ $(nvme_disc 2>&1) == *"disconnected 1 controller"* ]] || break
+		tc=$(awk -v s="$tc" -v a="$t1" -v b="$t2" 'BEGIN { print s + b - a }')
+		td=$(awk -v s="$td" -v a="$t2" -v b="$EPOCHREALTIME" 'BEGIN { print s + b - a }')
 		ok=$((ok + 1))
 	done
 	if ((ok == LOOPS)); then
 		record nvme_connect_loop "$ph" ok "$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$LOOPS" \
-			'BEGIN { printf "%.2f", (b - a) / n }') s per connect+disconnect; $LOOPS loops"
+			-v c="$tc" -v d="$td" 'BEGIN { printf "%.2f s per loop (connect %.2f s, disconnect %.2f s)", (b - a) / n, c / n, d / n }'); $LOOPS loops"
 	else
 		record nvme_connect_loop "$ph" FAIL "loop $((ok + 1)) of $LOOPS failed"
 		nvme_disc >/dev/null 2>&1
