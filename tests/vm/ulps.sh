@@ -365,9 +365,13 @@ case_nvme() { # PHASE DEV
 	t0=$EPOCHREALTIME
 	for ((i = 0; i < LOOPS; i++)); do
 		t1=$EPOCHREALTIME
-		if ! nvme_conn >/dev/null 2>&1 || ! nvme_ctrl >/dev/null; then break; fi
+		if ! out=$(nvme_conn 2>&1) || ! nvme_ctrl >/dev/null; then
+			out="nvme connect: ${out:-no controller}"
+			break
+		fi
 		t2=$EPOCHREALTIME
-		[[ $(nvme_disc 2>&1) == *"disconnected 1 controller"* ]] || break
+		out=$(nvme_disc 2>&1)
+		[[ $out == *"disconnected 1 controller"* ]] || { out="nvme disconnect: $out"; break; }
 		tc=$(awk -v s="$tc" -v a="$t1" -v b="$t2" 'BEGIN { print s + b - a }')
 		td=$(awk -v s="$td" -v a="$t2" -v b="$EPOCHREALTIME" 'BEGIN { print s + b - a }')
 		ok=$((ok + 1))
@@ -376,7 +380,7 @@ case_nvme() { # PHASE DEV
 		record nvme_connect_loop "$ph" ok "$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$LOOPS" \
 			-v c="$tc" -v d="$td" 'BEGIN { printf "%.2f s per loop (connect %.2f s, disconnect %.2f s)", (b - a) / n, c / n, d / n }'); $LOOPS loops"
 	else
-		record nvme_connect_loop "$ph" FAIL "loop $((ok + 1)) of $LOOPS failed"
+		record nvme_connect_loop "$ph" FAIL "loop $((ok + 1)) of $LOOPS failed: $(echo "$out" | tr '\n' ' ') $(dmesg | grep nvme | tail -3 | tr '\n' ' ')"
 		nvme_disc >/dev/null 2>&1
 	fi
 	target nvme_down "" 60 || echo "ulps.sh: $tout" >&2
