@@ -62,7 +62,7 @@ SRPT_GUID=5ab1000000000001 SRP_PORT=5555 NFS_PORT=20049
 CFS=/sys/kernel/config T=/sys/kernel/config/target
 EXPORT=/srv/ulps MNT=/mnt/ulps TW=/tmp/ulps-target
 PEER=10.0.3.2
-IO_TMO=${ULPS_IO_TIMEOUT:-90}	# seconds for one dd (a whole write or read)
+IO_TMO=${ULPS_IO_TIMEOUT:-60}	# seconds for one dd (a whole write or read)
 ULP_CASES="nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
 
 TL_PREFIX=ulps_
@@ -338,6 +338,25 @@ nvme_ctrl() { local c; for c in /sys/class/nvme/nvme*; do [[ $(cat "$c/subsysnqn
 nvme_conn() { bounded 60 nvme connect -t rdma -a $PEER -s 4420 -n $NQN "$@"; }
 nvme_disc() { bounded 60 nvme disconnect -n $NQN; }
 
+# nvme_conn_watched: nvme_conn; when it has not ended after 15 s, both hosts' QPs
+# (`rdma res show qp -dd`: posted, sent, completed, PSNs) and port counters go to stderr
+nvme_conn_watched() {
+	local pid i
+	nvme_conn &
+	pid=$!
+	for ((i = 0; i < 75; i++)); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		sleep 0.2
+	done
+	{
+		echo "connect stalled 15 s; host 1:"
+		rdma res show qp -dd; rdma statistic show link
+		echo "host 2:"
+	} | tr '\n' ' ' >&2
+	rpc_run "rdma res show qp -dd; rdma statistic show link" 30
+	tr '\n' ' ' <"$DIR/out.$rn" >&2
+	wait $pid
+}
 case_nvme() { # PHASE DEV
 	local ph=$1 bdev ctrl i ok=0 t0 out k0
 	if ! target nvme_up "" 60; then
@@ -365,7 +384,7 @@ case_nvme() { # PHASE DEV
 	t0=$EPOCHREALTIME
 	for ((i = 0; i < LOOPS; i++)); do
 		t1=$EPOCHREALTIME
-		if ! out=$(nvme_conn 2>&1) || ! nvme_ctrl >/dev/null; then
+		if ! out=$(nvme_conn_watched 2>&1) || ! nvme_ctrl >/dev/null; then
 			out="nvme connect: ${out:-no controller}"
 			break
 		fi
