@@ -74,6 +74,8 @@ cfs_mount() { mountpoint -q $CFS || mount -t configfs none $CFS; }
 nvme_up() {
 	modprobe -a nvmet nvmet-rdma && cfs_mount || return 1
 	local s=$CFS/nvmet/subsystems/$NQN p=$CFS/nvmet/ports/1
+	# what a failed case before left (the configfs says what stays: mkdir would fail)
+	nvme_down 2>/dev/null
 	mkdir -p $TW && truncate -s "${MB}M" $TW/nvme.img &&
 		mkdir $s && echo 1 >$s/attr_allow_any_host && mkdir $s/namespaces/1 &&
 		echo -n $TW/nvme.img >$s/namespaces/1/device_path &&
