@@ -16,7 +16,7 @@ Per device, one result each:
   nvme            nvmet + nvmet-rdma (file namespace) on host 2, nvme connect on host 1:
                   N MiB (--mb, default 8) written with dd (1 MiB, O_DIRECT), read back,
                   sha256 compared; MB/s both ways
-  nvme_reconnect  host 2's eth1 down for S s (--flap, default 4) and up again while a second
+  nvme_reconnect  host 2's eth1 down for S s (--flap, default 6) and up again while a second
                   pattern is written: the controller reconnects (ctrl-loss-tmo 60,
                   reconnect-delay 1, keep-alive 5), the data reads back intact
   nvme_connect_loop  N (--loops, default 10) nvme connect + nvme disconnect: s per loop
@@ -36,7 +36,7 @@ visible to both guests.  --ko is accepted for tools/vm-pair's command lines (unu
 Exit status 0 iff all passed.
 USAGE
 }
-ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=4 ACTION=""
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION=""
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
