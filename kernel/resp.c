@@ -664,6 +664,20 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 	return true;
 
 access_err:
+	/*
+	 * A repeated READ whose key went invalid after it was queued: a
+	 * later request of the same batch invalidated it (nvmet answers a
+	 * command with Send with Invalidate once the READ of its data is
+	 * complete, and a loss probe repeats that READ just before). Treated
+	 * as sib_resp_read() treats a repeat whose key is already invalid:
+	 * dropped, without a NAK that would name a PSN the requester has
+	 * acknowledged and without failing the QP; a requester that really
+	 * lacks the data asks again and runs out of retries.
+	 */
+	if (op->dup) {
+		qp->resp.rd_tail++;
+		return true;
+	}
 	/* (the NAK answers this READ: later ones are dropped) */
 	sib_resp_xmit_ack(qp, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, op->psn);
 	qp->resp.rd_tail = qp->resp.rd_head;

@@ -1,0 +1,548 @@
+#!/bin/bash
+# ulps.sh: the kernel's own RDMA consumers between two hosts -- NVMe over Fabrics, iSER, SRP
+# and NFS over RDMA, plus SMC-R's verified reason -- over softib, then over rdma_rxe.
+# Runs in the two guests of tools/vm-pair: "--role 1" (host 1, the initiators, drives the
+# cases) and "--role 2" (host 2, the targets, executes host 1's orders: tools/lib/pair-rpc.sh).
+set -uo pipefail
+usage() {
+	cat <<USAGE
+Usage: tests/vm/ulps.sh --role 1|2 --dir DIR [--results FILE] [--mb N] [--loops N] [--flap S]
+                        [--ko FILE]
+       tests/vm/ulps.sh --list
+
+Host 2 (10.0.3.2) exports, host 1 (10.0.3.1) imports, over eth1: first with softib on both
+hosts (sib1 on eth1, created when missing), then with rdma_rxe on both (rxe1 on eth1).
+Per device, one result each:
+  nvme            nvmet + nvmet-rdma (file namespace) on host 2, nvme connect on host 1:
+                  N MiB (--mb, default 8) written with dd (1 MiB, O_DIRECT), read back,
+                  sha256 compared; MB/s both ways
+  nvme_reconnect  host 2's eth1 down for S s (--flap, default 6) and up again while a second
+                  pattern is written: the controller reconnects (ctrl-loss-tmo 60,
+                  reconnect-delay 1, keep-alive 5), the data reads back intact
+  nvme_connect_loop  N (--loops, default 10) nvme connect + nvme disconnect: s per loop
+  iser, iser_reconnect   LIO iSCSI target (configfs, ramdisk LUN, iser on the portal) on
+                  host 2, open-iscsi (iscsid, discovery, iface.transport_name iser, login)
+  srp, srp_reconnect     ib_srpt (configfs, rdma_cm port 5555, ramdisk LUN) on host 2,
+                  ib_srp's add_target with dest=10.0.3.2:5555 (rdma_cm) on host 1
+  nfs, nfs_reconnect     nfsd with "rdma 20049" in its portlist on host 2,
+                  mount -o rdma,port=20049,vers=4.2 on host 1, files written and read back
+Also smc_reason (smc-tools is not in Debian, so SMC-R is not run: asserted), setup (both
+hosts have their device on eth1 and reach each other), rxe_phase (both hosts switched).
+Where rdma_rxe fails a case that softib passes, the rxe result is ok with a detail that
+starts "rxe FAIL (informational)"; "CELL <case> <softib|rxe> PASS|FAIL detail" lines on
+stdout.  Every result goes to FILE as "RESULT ulps_<case>_<softib|rxe> ok|FAIL <detail>".
+Host 2 (--role 2) only executes host 1's orders until it says stop.  DIR must be empty and
+visible to both guests.  --ko is accepted for tools/vm-pair's command lines (unused).
+Exit status 0 iff all passed.
+USAGE
+}
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION=""
+while (($#)); do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--role) ROLE=${2:?}; shift 2 ;;
+	--dir) DIR=${2:?}; shift 2 ;;
+	--results) RESULTS=${2:?}; shift 2 ;;
+	--mb) MB=${2:?}; shift 2 ;;
+	--loops) LOOPS=${2:?}; shift 2 ;;
+	--flap) FLAP=${2:?}; shift 2 ;;
+	--ko) shift 2 ;;
+	--list) LIST=1; shift ;;
+	--target) ACTION=${2:?}; shift 2; break ;;	# (internal: host 2's side of a case)
+	*) echo "ulps.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/../../tools
+SELF=$HERE/ulps.sh
+NQN=nqn.2026-12.org.softib:ulps
+IQN=iqn.2026-12.org.softib:ulps
+IIQN=iqn.2026-12.org.softib:host1
+SRPT_GUID=5ab1000000000001 SRP_PORT=5555 NFS_PORT=20049
+CFS=/sys/kernel/config T=/sys/kernel/config/target
+EXPORT=/srv/ulps MNT=/mnt/ulps TW=/tmp/ulps-target
+PEER=10.0.3.2
+IO_TMO=${ULPS_IO_TIMEOUT:-45}	# seconds for one dd (a whole write or read)
+ULP_CASES="nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
+
+TL_PREFIX=ulps_
+# shellcheck source=../lib/testlib.sh
+. "$HERE/../lib/testlib.sh"
+
+# ---------------------------------------------------------------- host 2: the targets
+cfs_mount() { mountpoint -q $CFS || mount -t configfs none $CFS; }
+nvme_up() {
+	modprobe -a nvmet nvmet-rdma && cfs_mount || return 1
+	local s=$CFS/nvmet/subsystems/$NQN p=$CFS/nvmet/ports/1
+	# what a failed case before left (the configfs says what stays: mkdir would fail)
+	nvme_down 2>/dev/null
+	mkdir -p $TW && truncate -s "${MB}M" $TW/nvme.img &&
+		mkdir $s && echo 1 >$s/attr_allow_any_host && mkdir $s/namespaces/1 &&
+		echo -n $TW/nvme.img >$s/namespaces/1/device_path &&
+		echo 1 >$s/namespaces/1/buffered_io && echo 1 >$s/namespaces/1/enable &&
+		mkdir $p && echo $PEER >$p/addr_traddr && echo rdma >$p/addr_trtype &&
+		echo 4420 >$p/addr_trsvcid && echo ipv4 >$p/addr_adrfam && ln -s $s $p/subsystems/$NQN
+}
+nvme_down() {
+	local s=$CFS/nvmet/subsystems/$NQN p=$CFS/nvmet/ports/1
+	[[ -L $p/subsystems/$NQN ]] && rm $p/subsystems/$NQN
+	[[ -d $p ]] && rmdir $p
+	[[ -d $s/namespaces/1 ]] && { echo 0 >$s/namespaces/1/enable; rmdir $s/namespaces/1; }
+	[[ -d $s ]] && rmdir $s
+	rm -f $TW/nvme.img
+	[[ ! -d $s && ! -d $p ]]
+}
+# ramdisk LUN NAME in rd_mcp_N
+rd_up() {
+	local d=$T/core/$1/$2
+	mkdir -p "$d" && echo "rd_pages=$((MB * 256))" >"$d/control" && echo 1 >"$d/enable"
+}
+rd_down() { [[ -d $T/core/$1/$2 ]] && rmdir "$T/core/$1/$2"; [[ -d $T/core/$1 ]] && rmdir "$T/core/$1"; true; }
+iser_up() {
+	modprobe -a target_core_mod iscsi_target_mod ib_isert && cfs_mount || return 1
+	local g=$T/iscsi/$IQN/tpgt_1 a
+	rd_up rd_mcp_0 iser && mkdir -p $g/lun/lun_0 && ln -s $T/core/rd_mcp_0/iser $g/lun/lun_0/ulps &&
+		mkdir "$g/np/$PEER:3260" && echo 1 >"$g/np/$PEER:3260/iser" || return 1
+	for a in authentication=0 generate_node_acls=1 demo_mode_write_protect=0 cache_dynamic_acls=1; do
+		echo "${a#*=}" >"$g/attrib/${a%=*}" || return 1
+	done
+	echo 1 >$g/enable
+}
+iser_down() {
+	local g=$T/iscsi/$IQN/tpgt_1
+	if [[ -d $g ]]; then
+		echo 0 >$g/enable
+		[[ -d $g/np/$PEER:3260 ]] && rmdir "$g/np/$PEER:3260"
+		[[ -L $g/lun/lun_0/ulps ]] && rm $g/lun/lun_0/ulps
+		[[ -d $g/lun/lun_0 ]] && rmdir $g/lun/lun_0
+		rmdir $g
+	fi
+	[[ -d $T/iscsi/$IQN ]] && rmdir $T/iscsi/$IQN
+	rd_down rd_mcp_0 iser
+	[[ ! -d $T/iscsi/$IQN ]]
+}
+# ib_srpt names a port by its GID 0's interface ID, "xxxx:xxxx:xxxx:xxxx"
+srpt_port() { local g; g=$(cat "/sys/class/infiniband/$1/ports/1/gids/0") && echo "${g#*:*:*:*:}"; }
+# the ACL names ib_srpt may give host 1's rdma_cm session (its "%pIS" of the connection)
+SRP_ACLS="10.0.3.1 10.0.3.2 ::ffff:10.0.3.1 ::ffff:10.0.3.2"
+srp_up() { # DEV
+	local port g a
+	modprobe ib_srpt srpt_service_guid=0x$SRPT_GUID && modprobe target_core_mod && cfs_mount || return 1
+	port=$(srpt_port "$1") || return 1
+	g=$T/srpt/$port/tpgt_1
+	mkdir -p $T/srpt && echo $SRP_PORT >$T/srpt/discovery_auth/rdma_cm_port &&
+		rd_up rd_mcp_1 srp && mkdir -p "$g/lun/lun_0" && ln -s $T/core/rd_mcp_1/srp "$g/lun/lun_0/ulps" || return 1
+	for a in $SRP_ACLS; do
+		mkdir -p "$g/acls/$a/lun_0" && ln -s "$g/lun/lun_0" "$g/acls/$a/lun_0/ulps" || return 1
+	done
+	echo 1 >"$g/enable"
+}
+srp_down() {
+	local p g a
+	for p in "$T"/srpt/*:*; do
+		[[ -d $p ]] || continue
+		g=$p/tpgt_1
+		if [[ -d $g ]]; then
+			echo 0 >"$g/enable"
+			for a in "$g"/acls/*; do
+				[[ -d $a ]] || continue
+				[[ -L $a/lun_0/ulps ]] && rm "$a/lun_0/ulps"
+				rmdir "$a/lun_0" "$a"
+			done
+			[[ -L $g/lun/lun_0/ulps ]] && rm "$g/lun/lun_0/ulps"
+			[[ -d $g/lun/lun_0 ]] && rmdir "$g/lun/lun_0"
+			rmdir "$g"
+		fi
+		rmdir "$p"
+	done
+	rd_down rd_mcp_1 srp
+	! compgen -G "$T/srpt/*:*" >/dev/null
+}
+nfs_up() {
+	modprobe -a nfsd rpcrdma || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	mkdir -p $EXPORT /var/lib/nfs/v4recovery /run/rpcbind
+	mountpoint -q $EXPORT || mount -t tmpfs -o size=$((MB * 4))M ulps $EXPORT || return 1
+	pgrep -x rpcbind >/dev/null || rpcbind || return 1
+	# the export is NFSv4's root (fsid=0): a pseudo root on the guest's overlay "/" would not
+	# be exportable
+	exportfs -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=0 10.0.3.0/24:$EXPORT || return 1
+	pgrep -x rpc.mountd >/dev/null || rpc.mountd || return 1
+	# a short grace period: host 1's first OPEN waits for its end (settable while nfsd is down)
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null
+	rpc.nfsd 4 && echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist && grep -q "rdma $NFS_PORT" /proc/fs/nfsd/portlist
+}
+nfs_down() {
+	[[ -d /proc/fs/nfsd/threads || -e /proc/fs/nfsd/threads ]] && rpc.nfsd 0
+	exportfs -ua
+	mountpoint -q $EXPORT && umount $EXPORT
+	true
+}
+daemons_down() { # the daemons this script started (on host 1: iscsid; host 2: mountd, rpcbind)
+	local d p
+	for d in "$@"; do
+		for p in $(pgrep -x "$d"); do kill "$p"; done
+	done
+	mountpoint -q /proc/fs/nfsd && umount /proc/fs/nfsd
+	true
+}
+flap() { ip link set eth1 down && sleep "$FLAP" && ip link set eth1 up; }
+# (both hosts) leave softib for rdma_rxe: both want UDP port 4791
+to_rxe() {
+	local d
+	for d in sib1 sib0; do [[ -e /sys/class/infiniband/$d ]] && rdma link delete $d; done
+	rmmod softib && modprobe rdma_rxe && rdma link add rxe1 type rxe netdev eth1 &&
+		wait_active rxe1 && wait_gid rxe1 "$1" 100
+}
+rxe_down() {
+	[[ -e /sys/class/infiniband/rxe1 ]] && rdma link delete rxe1
+	[[ -d /sys/module/rdma_rxe ]] && modprobe -r rdma_rxe
+	true
+}
+
+if [[ -n $ACTION ]]; then
+	case $ACTION in
+	nvme_up|nvme_down|iser_up|iser_down|srp_up|srp_down|nfs_up|nfs_down|flap|to_rxe|rxe_down) "$ACTION" "$@" ;;
+	all_down) nvme_down; iser_down; srp_down; nfs_down; daemons_down rpc.mountd rpcbind ;;
+	*) echo "ulps.sh: unknown target action $ACTION" >&2; exit 2 ;;
+	esac
+	exit
+fi
+
+names=()
+for ph in softib rxe; do for c in $ULP_CASES; do names+=("${c}_$ph"); done; done
+cases setup smc_reason rxe_phase "${names[@]}"
+[[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
+[[ -d $DIR ]] || { echo "ulps.sh: --dir $DIR: no such directory" >&2; exit 2; }
+RPC_DIR=$DIR RPC_ROLE=$ROLE
+# shellcheck source=../../tools/lib/pair-rpc.sh
+. "$TOOLS/lib/pair-rpc.sh"
+
+sib1_up() { # ADDR: sib1 on eth1 (it may exist already: another script ran before)
+	[[ -e /sys/class/infiniband/sib1 ]] || rdma link add sib1 type softib netdev eth1
+	wait_active sib1 && wait_gid sib1 "$1" 100
+}
+if [[ $ROLE == 2 ]]; then
+	if sib1_up 10.0.3.2; then rpc_put "$DIR/ready.0" "softib sib1"
+	else rpc_put "$DIR/ready.0" "setup failed: no active sib1 with 10.0.3.2's GID"; fi
+	rpc_serve || exit 3
+	"$SELF" --target all_down >/dev/null 2>&1
+	rxe_down
+	exit 0
+fi
+
+# ---------------------------------------------------------------- host 1: the cases
+W=$(mktemp -d /tmp/ulps.XXXXXX)
+declare -A SOFTIB_OK=()
+# target ACTION [ARGS] [SECONDS]: run "ulps.sh --target ACTION ARGS" on host 2; tout has
+# its output on failure
+target() {
+	local secs=${3:-120}
+	rpc_run "$SELF --mb $MB --flap $FLAP --target $1 ${2:-}" "$secs" && return 0
+	tout=$(tr '\n' ' ' <"$DIR/out.$rn" 2>/dev/null)
+	tout="host 2 $1 failed: ${tout:-timeout}"
+	return 1
+}
+record() { # CASE PHASE ok|FAIL DETAIL
+	local c=$1 ph=$2 st=$3 d=$4
+	echo "CELL $c $ph $([[ $st == ok ]] && echo PASS || echo FAIL) $d"
+	if [[ $ph == softib ]]; then
+		SOFTIB_OK[$c]=$st
+	elif [[ $st != ok && ${SOFTIB_OK[$c]:-} == ok ]]; then
+		st=ok d="rxe FAIL (informational): $d"
+	fi
+	result "${c}_$ph" "$st" "$d"
+}
+# bounded DEADLINE COMMAND...: COMMAND in the background, its output (stdout and stderr) on
+# stdout; status 124 when it has not ended within DEADLINE seconds.  It is then left behind
+# (a process waiting for a block device's I/O cannot be killed; the disconnect at the end of
+# the case fails that I/O), so its output goes through a file: a pipe it kept would hang a $()
+bounded() {
+	local secs=$1 pid i st=124 f=$W/bounded.$BASHPID
+	shift
+	"$@" >"$f" 2>&1 &
+	pid=$!
+	for ((i = 0; i < secs * 5; i++)); do
+		kill -0 $pid 2>/dev/null || { st=0; wait $pid || st=$?; break; }
+		sleep 0.2
+	done
+	((st == 124)) && kill $pid 2>/dev/null
+	cat "$f"
+	rm -f "$f"
+	return $st
+}
+mbps() { awk -v a="$1" -v b="$2" -v m="$MB" 'BEGIN { printf "%.1f", m / (b - a) }'; }
+# xfer DEST SRC: SRC's $MB MiB to DEST (block device or file) with O_DIRECT, read back, sha256
+# compared; sets xd (figures, or what failed)
+xfer() {
+	local t0 t1 t2 a b
+	t0=$EPOCHREALTIME
+	bounded "$IO_TMO" dd if="$2" of="$1" bs=1M count="$MB" oflag=direct conv=fsync,notrunc status=none ||
+		{ xd="write to $1 failed or took over $IO_TMO s"; return 1; }
+	t1=$EPOCHREALTIME
+	bounded "$IO_TMO" dd if="$1" of="$W/back" bs=1M count="$MB" iflag=direct status=none ||
+		{ xd="read of $1 failed or took over $IO_TMO s"; return 1; }
+	t2=$EPOCHREALTIME
+	a=$(sha256sum <"$2") b=$(sha256sum <"$W/back")
+	rm -f "$W/back"
+	[[ $a == "$b" ]] || { xd="sha256 of $1 differs from what was written"; return 1; }
+	xd="write $(mbps "$t0" "$t1") MiB/s, read $(mbps "$t1" "$t2") MiB/s; $MB MiB, sha256 ${a:0:12} matches"
+}
+# flap_xfer DEST SRC: host 2's eth1 down for $FLAP s, a write and read-back beginning during
+# the outage; sets xd
+flap_xfer() {
+	local t0=$SECONDS r
+	rpc_remote run "$SELF --flap $FLAP --target flap"
+	r=$rn
+	sleep 1
+	xfer "$@"
+	local st=$?
+	if ! rpc_wait_file "$DIR/rc.$r" 60 || [[ $(cat "$DIR/rc.$r") != 0 ]]; then
+		xd="host 2's link flap failed; $xd"
+		return 1
+	fi
+	xd="$xd; eth1 of host 2 down ${FLAP} s, done after $((SECONDS - t0)) s"
+	return $st
+}
+# the block device of a SCSI disk whose host's driver is PROC (ib_srp, iscsi_iser)
+scsi_bdev() {
+	local b h
+	for b in /sys/block/sd*; do
+		[[ -e $b ]] || continue
+		h=$(readlink -f "$b/device")
+		[[ $h =~ /(host[0-9]+)/ ]] || continue
+		[[ $(cat "/sys/class/scsi_host/${BASH_REMATCH[1]}/proc_name" 2>/dev/null) == "$1" ]] &&
+			echo "/dev/${b##*/}" && return 0
+	done
+	return 1
+}
+wait_bdev() { # FUNCTION ARGS: until FUNCTION prints a block device (30 s)
+	local i d
+	# (no udev in the guest to load the SCSI disk driver for a new LUN)
+	modprobe sd_mod
+	for i in $(seq 150); do
+		d=$("$@") && [[ -b $d ]] && echo "$d" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+nvme_bdev() {
+	local b q
+	for b in /sys/block/nvme*; do
+		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		q=$(cat "$b/device/subsysnqn" 2>/dev/null || cat "$b/device/device/subsysnqn" 2>/dev/null)
+		[[ $q == "$NQN" ]] && echo "/dev/${b##*/}" && return 0
+	done
+	return 1
+}
+nvme_ctrl() { local c; for c in /sys/class/nvme/nvme*; do [[ $(cat "$c/subsysnqn" 2>/dev/null) == "$NQN" ]] && echo "${c##*/}" && return 0; done; return 1; }
+nvme_conn() { bounded 60 nvme connect -t rdma -a $PEER -s 4420 -n $NQN "$@"; }
+nvme_disc() { bounded 60 nvme disconnect -n $NQN; }
+
+# nvme_conn_watched: nvme_conn; when it has not ended after 15 s, both hosts' QPs
+# (`rdma res show qp -dd`: posted, sent, completed, PSNs) and port counters go to stderr
+nvme_conn_watched() {
+	local pid i
+	nvme_conn &
+	pid=$!
+	for ((i = 0; i < 75; i++)); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		sleep 0.2
+	done
+	{
+		echo "connect stalled 15 s; host 1:"
+		rdma res show qp -dd; rdma statistic show link
+		echo "host 2:"
+	} | tr '\n' ' ' >&2
+	rpc_run "rdma res show qp -dd; rdma statistic show link" 30
+	tr '\n' ' ' <"$DIR/out.$rn" >&2
+	wait $pid
+}
+case_nvme() { # PHASE DEV
+	local ph=$1 bdev ctrl i ok=0 t0 out k0
+	if ! target nvme_up "" 60; then
+		for i in nvme nvme_reconnect nvme_connect_loop; do record $i "$ph" FAIL "$tout"; done
+		return
+	fi
+	modprobe nvme-rdma
+	if ! out=$(nvme_conn -l 60 -c 1 -k 5 2>&1) || ! bdev=$(wait_bdev nvme_bdev); then
+		record nvme "$ph" FAIL "nvme connect: $(echo "$out" | tr '\n' ' ')"
+		record nvme_reconnect "$ph" FAIL "no controller"
+	else
+		ctrl=$(nvme_ctrl)
+		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev)"
+		else record nvme "$ph" FAIL "$xd"; fi
+		k0=$(dmesg | grep -c 'Successfully reconnected')
+		if flap_xfer "$bdev" "$W/b" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]]; then
+			record nvme_reconnect "$ph" ok "$xd, controller live, reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s)"
+		else
+			record nvme_reconnect "$ph" FAIL "$xd, controller $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)"
+		fi
+		nvme_disc >/dev/null
+	fi
+	# controllers created and deleted in a loop (blktests nvme/031's work)
+	local tc=0 td=0 t1 t2
+	t0=$EPOCHREALTIME
+	for ((i = 0; i < LOOPS; i++)); do
+		t1=$EPOCHREALTIME
+		if ! out=$(nvme_conn_watched 2>&1) || ! nvme_ctrl >/dev/null; then
+			out="nvme connect: ${out:-no controller}"
+			break
+		fi
+		t2=$EPOCHREALTIME
+		out=$(nvme_disc 2>&1)
+		[[ $out == *"disconnected 1 controller"* ]] || { out="nvme disconnect: $out"; break; }
+		tc=$(awk -v s="$tc" -v a="$t1" -v b="$t2" 'BEGIN { print s + b - a }')
+		td=$(awk -v s="$td" -v a="$t2" -v b="$EPOCHREALTIME" 'BEGIN { print s + b - a }')
+		ok=$((ok + 1))
+	done
+	if ((ok == LOOPS)); then
+		record nvme_connect_loop "$ph" ok "$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$LOOPS" \
+			-v c="$tc" -v d="$td" 'BEGIN { printf "%.2f s per loop (connect %.2f s, disconnect %.2f s)", (b - a) / n, c / n, d / n }'); $LOOPS loops"
+	else
+		record nvme_connect_loop "$ph" FAIL "loop $((ok + 1)) of $LOOPS failed: $(echo "$out" | tr '\n' ' ') $(dmesg | grep nvme | tail -3 | tr '\n' ' ')"
+		nvme_disc >/dev/null 2>&1
+	fi
+	target nvme_down "" 60 || echo "ulps.sh: $tout" >&2
+}
+
+case_iser() { # PHASE DEV
+	local ph=$1 bdev out p=(-T "$IQN" -p "$PEER:3260")
+	if ! target iser_up "" 60; then
+		record iser "$ph" FAIL "$tout"; record iser_reconnect "$ph" FAIL "$tout"; return
+	fi
+	modprobe ib_iser
+	if ! pgrep -x iscsid >/dev/null; then
+		mkdir -p /etc/iscsi /run/lock/iscsi
+		echo "InitiatorName=$IIQN" >/etc/iscsi/initiatorname.iscsi
+		iscsid
+		sleep 1
+	fi
+	# the records bound to open-iscsi's own "iser" iface (a default-iface record whose
+	# transport_name is updated still logs in over TCP)
+	if ! out=$(bounded 60 iscsiadm -m discovery -t st -p $PEER:3260 -I iser 2>&1 &&
+		iscsiadm -m node "${p[@]}" -I iser -o update -n iface.transport_name -v iser 2>&1 &&
+		iscsiadm -m node "${p[@]}" -I iser -o update -n node.session.timeo.replacement_timeout -v 60 2>&1 &&
+		bounded 90 iscsiadm -m node "${p[@]}" -I iser --login 2>&1) || ! bdev=$(wait_bdev scsi_bdev iscsi_iser); then
+		record iser "$ph" FAIL "discovery/login: $(echo "$out" | tail -3 | tr '\n' ' ')"
+		record iser_reconnect "$ph" FAIL "no session"
+	else
+		if xfer "$bdev" "$W/a"; then record iser "$ph" ok "$xd ($bdev, $(iscsiadm -m session | head -1 | cut -d' ' -f1))"
+		else record iser "$ph" FAIL "$xd"; fi
+		if flap_xfer "$bdev" "$W/b"; then record iser_reconnect "$ph" ok "$xd"
+		else record iser_reconnect "$ph" FAIL "$xd"; fi
+	fi
+	bounded 60 iscsiadm -m node "${p[@]}" --logout >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	target iser_down "" 60 || echo "ulps.sh: $tout" >&2
+}
+
+srp_delete() { local p; for p in /sys/class/srp_remote_ports/port-*; do [[ -e $p/delete ]] && echo 1 >"$p/delete"; done; }
+case_srp() { # PHASE DEV
+	local ph=$1 dev=$2 peerdev=$3 bdev h
+	if ! target srp_up "$peerdev" 60; then
+		record srp "$ph" FAIL "$tout"; record srp_reconnect "$ph" FAIL "$tout"; return
+	fi
+	modprobe ib_srp
+	h=/sys/class/infiniband_srp/srp-$dev-1
+	if ! bounded 60 bash -c "echo id_ext=$SRPT_GUID,ioc_guid=$SRPT_GUID,dest=$PEER:$SRP_PORT >$h/add_target" 2>"$W/srp.err" ||
+		! bdev=$(wait_bdev scsi_bdev ib_srp); then
+		record srp "$ph" FAIL "add_target to $h: $(tr '\n' ' ' <"$W/srp.err") $(dmesg | grep -i srp | tail -2 | tr '\n' ' ')"
+		record srp_reconnect "$ph" FAIL "no SRP target port"
+	else
+		if xfer "$bdev" "$W/a"; then record srp "$ph" ok "$xd ($bdev over $dev)"
+		else record srp "$ph" FAIL "$xd"; fi
+		if flap_xfer "$bdev" "$W/b"; then record srp_reconnect "$ph" ok "$xd"
+		else record srp_reconnect "$ph" FAIL "$xd"; fi
+	fi
+	srp_delete
+	target srp_down "" 60 || echo "ulps.sh: $tout" >&2
+}
+
+case_nfs() { # PHASE DEV
+	local ph=$1 out
+	if ! target nfs_up "" 90; then
+		record nfs "$ph" FAIL "$tout"; record nfs_reconnect "$ph" FAIL "$tout"; return
+	fi
+	modprobe rpcrdma
+	mkdir -p $MNT
+	if ! out=$(bounded 90 mount -t nfs -o rdma,port=$NFS_PORT,vers=4.2 $PEER:/ $MNT 2>&1) ||
+		! grep -q " $MNT nfs4 .*proto=rdma" /proc/mounts; then
+		record nfs "$ph" FAIL "mount: $out $(grep " $MNT " /proc/mounts)"
+		record nfs_reconnect "$ph" FAIL "not mounted"
+	else
+		if xfer $MNT/f1 "$W/a"; then record nfs "$ph" ok "$xd (vers 4.2, proto=rdma)"
+		else record nfs "$ph" FAIL "$xd"; fi
+		if flap_xfer $MNT/f2 "$W/b"; then record nfs_reconnect "$ph" ok "$xd"
+		else record nfs_reconnect "$ph" FAIL "$xd"; fi
+	fi
+	mountpoint -q $MNT && { bounded 60 umount $MNT || bounded 30 umount -f $MNT; }
+	target nfs_down "" 60 || echo "ulps.sh: $tout" >&2
+}
+
+case_smc() {
+	# SMC-R would be run through smc-tools' smc_run (an LD_PRELOAD that makes TCP sockets
+	# AF_SMC) and checked with smcss; Debian ships no smc-tools
+	local why="" cfg
+	cfg=/boot/config-$(uname -r)
+	apt-cache show smc-tools >/dev/null 2>&1 && why+=" apt-cache knows smc-tools: run it;"
+	modprobe smc 2>/dev/null || why+=" the smc module does not load;"
+	grep -qx 'CONFIG_SMC=m' "$cfg" 2>/dev/null || why+=" $cfg lacks CONFIG_SMC=m;"
+	if [[ -z $why ]]; then
+		result smc_reason ok "not run: Debian has no smc-tools package (smc_run/smcss); the kernel's smc module (CONFIG_SMC=m) loads"
+	else
+		result smc_reason FAIL "${why# }"
+	fi
+}
+
+phase() { # PHASE DEV PEERDEV
+	case_nvme "$@"
+	case_iser "$@"
+	case_srp "$@"
+	case_nfs "$@"
+}
+
+cleanup() {
+	mountpoint -q $MNT && umount -f $MNT
+	[[ -n $(nvme_ctrl 2>/dev/null) ]] && nvme_disc >/dev/null 2>&1
+	bounded 30 iscsiadm -m node --logoutall=all >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	srp_delete 2>/dev/null
+	daemons_down iscsid
+	rxe_down
+	rpc_remote stop ""
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+t00=$SECONDS
+head -c $((MB << 20)) /dev/urandom >"$W/a"
+head -c $((MB << 20)) /dev/urandom >"$W/b"
+why=""
+sib1_up 10.0.3.1 || why+=" no active sib1 with 10.0.3.1's GID;"
+rpc_wait_file "$DIR/ready.0" 300 || why+=" host 2 did not get ready;"
+grep -qs '^softib' "$DIR/ready.0" || why+=" host 2: $(cat "$DIR/ready.0" 2>/dev/null);"
+ping -c 1 -W 10 $PEER >/dev/null || why+=" no ping reply from $PEER;"
+if [[ -z $why ]]; then result setup ok "sib1 on eth1 of both hosts, $PEER reached"
+else result setup FAIL "${why# }"; exit 1; fi
+case_smc
+
+t0=$SECONDS
+phase softib sib1 sib1
+echo "ulps.sh: softib phase done in $((SECONDS - t0)) s"
+
+t0=$SECONDS
+target to_rxe 10.0.3.2 120
+r2=$? out2=${tout:-}
+to_rxe 10.0.3.1 >"$W/rxe.out" 2>&1
+r1=$?
+if ((r1 == 0 && r2 == 0)); then
+	result rxe_phase ok "both hosts: softib unloaded, rxe1 on eth1"
+	phase rxe rxe1 rxe1
+	echo "ulps.sh: rxe phase done in $((SECONDS - t0)) s"
+else
+	result rxe_phase FAIL "host 1: $(tr '\n' ' ' <"$W/rxe.out") ${out2}"
+fi
+echo "ulps.sh: $nok passed, $nfail failed in $((SECONDS - t00)) s"
+tl_status
