@@ -738,6 +738,23 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/*
+ * DCQCN (cc.c): the current and target rate in Mbit/s and alpha in
+ * 1/1024 while the QP is rate limited; "cc_rate_mbps 0" while it sends
+ * at full speed.
+ */
+static int sib_fill_res_cc(struct sk_buff *msg, struct sib_qp *qp)
+{
+	const struct sib_cc_rp *rp = &qp->req.rp;
+	bool lim = READ_ONCE(rp->limited);
+
+	if (rdma_nl_put_driver_u32(msg, "cc_rate_mbps", lim ? READ_ONCE(rp->rc) : 0) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_mbps", lim ? READ_ONCE(rp->rt) : 0) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", lim ? READ_ONCE(rp->alpha) : 0))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * sib_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
  * @msg: netlink message being built for `rdma res show qp -dd`
@@ -765,7 +782,8 @@ int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "srtt_us",
 				   READ_ONCE(qp->req.win.srtt_us)) ||
 	    rdma_nl_put_driver_u32(msg, "retry_left",
-				   READ_ONCE(qp->comp.retry_left)))
+				   READ_ONCE(qp->comp.retry_left)) ||
+	    sib_fill_res_cc(msg, qp))
 		return -EMSGSIZE;
 	return 0;
 }
