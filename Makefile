@@ -30,14 +30,14 @@ help:
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
 	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse, sib-lat1, sib-udprr: helpers of the benchmarks)"
-	@echo "make pkey       only tools/sib-pkey (P_Key tables) and tests/pkey/pkey-traffic"
+	@echo "make pkey       only tools/sib-pkey (P_Key tables), tools/sib-cc (congestion control) and tests/pkey/pkey-traffic"
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
-	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey and tools/load/sib-load"
+	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey, tools/sib-cc/sib-cc and tools/load/sib-load"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"
 	@echo "make install-tools   sib-pkey to $(sbindir), sib-load to $(bindir), their manual pages (prefix=...)"
 	@echo "make uninstall  remove what make install installed (uninstall-tools: what install-tools did)"
@@ -75,6 +75,7 @@ provider:
 # what users get (softib-tools): the others under tools/ and tests/ serve the tests and guests
 tools:
 	$(MAKE) -C tools/sib-pkey
+	$(MAKE) -C tools/sib-cc
 	$(MAKE) -C tools/load
 
 load:
@@ -84,6 +85,7 @@ perf:
 	$(MAKE) -C tools/perf
 pkey:
 	$(MAKE) -C tools/sib-pkey
+	$(MAKE) -C tools/sib-cc
 	$(MAKE) -C tests/pkey
 wire:
 	$(MAKE) -C tests/ring-tamper
@@ -166,6 +168,7 @@ clean:
 	-$(MAKE) -C tools/load clean
 	-$(MAKE) -C tools/perf clean
 	-$(MAKE) -C tools/sib-pkey clean
+	-$(MAKE) -C tools/sib-cc clean
 	-$(MAKE) -C tests/pkey clean
 	-$(MAKE) -C tests/ring-tamper clean
 	-$(MAKE) -C tests/loop clean
