@@ -117,6 +117,8 @@ install-tools: tools
 	install -D -m 0755 tools/sib-pkey/sib-pkey $(DESTDIR)$(sbindir)/sib-pkey
 	install -D -m 0755 tools/load/sib-load $(DESTDIR)$(bindir)/sib-load
 	install -D -m 0644 man/sib-pkey.8 $(DESTDIR)$(mandir)/man8/sib-pkey.8
+	install -D -m 0755 tools/sib-cc/sib-cc $(DESTDIR)$(sbindir)/sib-cc
+	install -D -m 0644 man/sib-cc.8 $(DESTDIR)$(mandir)/man8/sib-cc.8
 	install -D -m 0644 man/sib-load.1 $(DESTDIR)$(mandir)/man1/sib-load.1
 
 uninstall:
@@ -128,6 +130,7 @@ uninstall:
 
 uninstall-tools:
 	rm -f $(DESTDIR)$(sbindir)/sib-pkey $(DESTDIR)$(bindir)/sib-load \
+		$(DESTDIR)$(sbindir)/sib-cc $(DESTDIR)$(mandir)/man8/sib-cc.8 \
 		$(DESTDIR)$(mandir)/man8/sib-pkey.8 $(DESTDIR)$(mandir)/man1/sib-load.1
 
 # The Debian packages (debian/), built with dpkg-buildpackage in a copy of the tree under

@@ -112,7 +112,7 @@ lp=$!
 : >"$OUT/restrack"
 for ((i = 0; i < 2 * SECS; i++)); do
 	sleep 0.5
-	rdma res show qp -dd 2>/dev/null | grep -E 'cc_rate_mbps [1-9]' | head -2 >>"$OUT/restrack"
+	rdma -dd res show qp 2>/dev/null | grep -E 'cc_rate_mbps [1-9]' | head -2 >>"$OUT/restrack"
 	[[ -s $OUT/restrack ]] && break
 done
 wait "$lp"; lrc=$?
