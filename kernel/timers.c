@@ -108,6 +108,9 @@ static enum hrtimer_restart sib_pace_expired(struct hrtimer *t)
  */
 void sib_timer_pace_arm(struct sib_qp *qp, u64 ns)
 {
+	/* destroy stops the timers after the last run: none starts then */
+	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		return;
 	if (!hrtimer_active(&qp->pace_timer))
 		hrtimer_start(&qp->pace_timer, ns_to_ktime(ns),
 			      HRTIMER_MODE_REL_SOFT);

@@ -112,8 +112,9 @@ lp=$!
 : >"$OUT/restrack"
 for ((i = 0; i < 2 * SECS; i++)); do
 	sleep 0.5
-	rdma -dd res show qp 2>/dev/null | grep -E 'cc_rate_mbps [1-9]' | head -2 >>"$OUT/restrack"
-	[[ -s $OUT/restrack ]] && break
+	rdma -dd res show qp >"$OUT/restrack.raw" 2>&1
+	grep -oE 'cc_(rate_mbps|target_mbps|alpha) [0-9]+' "$OUT/restrack.raw" | paste -sd' ' >>"$OUT/restrack"
+	grep -qE 'cc_rate_mbps [1-9]' "$OUT/restrack" && break
 done
 wait "$lp"; lrc=$?
 log "load done ($lrc), waiting for the captures"
@@ -139,7 +140,10 @@ check rp_cnp_handled "sibA rp_cnp_handled +$(dA rp_cnp_handled), ignored +$(dA r
 check rp_rate_decrease "sibA rp_rate_decrease +$(dA rp_rate_decrease), rp_rate_increase +$(dA rp_rate_increase), rp_paced_waits +$(dA rp_paced_waits)" \
 	'(($(dA rp_rate_decrease) > 0))'
 check rp_paced "sibA rp_paced_waits +$(dA rp_paced_waits) (requester out of credit, pacing timer started)" '(($(dA rp_paced_waits) > 0))'
-check rate_in_restrack "$(head -1 "$OUT/restrack" | grep -oE 'cc_(rate_mbps|target_mbps|alpha) [0-9]+' | paste -sd' ')" '[[ -s $OUT/restrack ]]'
+# the QPs' DCQCN state is in rdma's QP lines; a rate above 0 when a sample caught a QP limited
+rsample=$(grep -E 'cc_rate_mbps [1-9]' "$OUT/restrack" | head -1)
+check rate_in_restrack "${rsample:-no limited QP in $(wc -l <"$OUT/restrack") samples: $(tail -1 "$OUT/restrack")}" \
+	'grep -q cc_rate_mbps "$OUT/restrack"'
 check data_verified "sib-load exit $lrc: $(grep -E '^(result|mismatches)' "$OUT/load-on" | paste -sd' ')" '((lrc == 0)) && load_ok on'
 
 # --- the CNP's format: tshark's RoCE dissector and scapy's encoder ---
