@@ -760,13 +760,19 @@ static int sib_fill_res_cc(struct sk_buff *msg, struct sib_qp *qp)
  * @msg: netlink message being built for `rdma res show qp -dd`
  * @ibqp: QP
  *
- * Adds a snapshot of the kernel-only queue and PSN state.
+ * Adds a snapshot of the kernel-only queue and PSN state and the DCQCN
+ * rate, in the RDMA_NLDEV_ATTR_DRIVER nest that rdma(8) prints with -dd.
  * Context: process. Return: 0 or -EMSGSIZE.
  */
 int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct nlattr *tbl;
 
+	/* rdma(8) shows driver attributes only inside this nest */
+	tbl = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!tbl)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "sq_posted", READ_ONCE(qp->sq.kprod)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_sent", READ_ONCE(qp->sq.req)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_completed", READ_ONCE(qp->sq.comp)) ||
@@ -783,7 +789,10 @@ int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 				   READ_ONCE(qp->req.win.srtt_us)) ||
 	    rdma_nl_put_driver_u32(msg, "retry_left",
 				   READ_ONCE(qp->comp.retry_left)) ||
-	    sib_fill_res_cc(msg, qp))
+	    sib_fill_res_cc(msg, qp)) {
+		nla_nest_cancel(msg, tbl);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, tbl);
 	return 0;
 }

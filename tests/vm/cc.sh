@@ -109,11 +109,12 @@ log "load starts"
 run_load on &
 lp=$!
 # the rate of a limited QP while the load runs (sampled)
-: >"$OUT/restrack"
+: >"$OUT/restrack"; : >"$OUT/restrack.raw"
 for ((i = 0; i < 2 * SECS; i++)); do
-	sleep 0.5
-	rdma -dd res show qp >"$OUT/restrack.raw" 2>&1
-	grep -oE 'cc_(rate_mbps|target_mbps|alpha) [0-9]+' "$OUT/restrack.raw" | paste -sd' ' >>"$OUT/restrack"
+	sleep 0.2
+	rdma -d -d res show qp >"$OUT/restrack.1" 2>&1
+	cat "$OUT/restrack.1" >>"$OUT/restrack.raw"
+	grep -oE 'cc_(rate_mbps|target_mbps|alpha) [0-9]+' "$OUT/restrack.1" | paste -sd' ' >>"$OUT/restrack"
 	grep -qE 'cc_rate_mbps [1-9]' "$OUT/restrack" && break
 done
 wait "$lp"; lrc=$?
