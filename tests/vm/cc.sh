@@ -87,7 +87,7 @@ load_ok() { # TAG
 	grep -q '^result *ok' "$OUT/load-$1" && [[ $(awk '$1 == "mismatches" {print $2}' "$OUT/load-$1") == 0 ]]
 }
 marks() { tc -n ccA -s qdisc show dev vethA | awk '/ce_mark/ {for (i = 1; i < NF; i++) if ($i == "ce_mark") s += $(i + 1)} END {print s + 0}'; }
-drops() { tc -n ccA -s qdisc show dev vethA | awk '/dropped/ {gsub(",", ""); for (i = 1; i < NF; i++) if ($i == "dropped") {print $(i + 1); exit}}'; }
+drops() { tc -n ccA -s qdisc show dev vethA | awk '/dropped/ {gsub(/[(),]/, ""); for (i = 1; i < NF; i++) if ($i == "dropped") {print $(i + 1); exit}}'; }
 
 counters sibA A0; counters sibB B0; m0=$(marks)
 # A TCG guest moves packets about 100 times slower than a host: the CNPs of a 20 Mbit/s
