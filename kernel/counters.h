@@ -68,7 +68,15 @@
 	X(SRQ_LIMIT,		"srq_limit_exceeded")	\
 	X(PD_LIMIT,		"pd_limit_exceeded")	\
 	X(AH_LIMIT,		"ah_limit_exceeded")	\
-	X(MW_LIMIT,		"mw_limit_exceeded")
+	X(MW_LIMIT,		"mw_limit_exceeded")	\
+	X(NP_ECN_MARKED,	"np_ecn_marked_roce_packets") \
+	X(NP_CNP_SENT,		"np_cnp_sent")		\
+	X(NP_CNP_SUPPRESSED,	"np_cnp_suppressed")	\
+	X(RP_CNP_HANDLED,	"rp_cnp_handled")	\
+	X(RP_CNP_IGNORED,	"rp_cnp_ignored")	\
+	X(RP_RATE_DECREASE,	"rp_rate_decrease")	\
+	X(RP_RATE_INCREASE,	"rp_rate_increase")	\
+	X(RP_PACED,		"rp_paced_waits")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

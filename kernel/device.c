@@ -443,6 +443,7 @@ int sib_dev_add(const char *name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	sib_dev_init(dev, ndev);
+	sib_cc_dev_init(dev);
 	err = sib_counters_alloc(dev);
 	if (err)
 		goto err_dealloc;

@@ -29,6 +29,11 @@ struct sib_bth {
 #define SIB_QPN_MASK		0x00ffffffU
 #define SIB_PSN_MASK		0x00ffffffU
 #define SIB_BTH_ACKREQ		0x80000000U
+/* the qpn word's resv8a byte: ECN notification bits (IBTA Annex A17.9) */
+#define SIB_BTH_FECN		0x80000000U
+#define SIB_BTH_BECN		0x40000000U
+/* a CNP: BTH, then 16 reserved bytes, then the ICRC (Annex A17.9.1) */
+#define SIB_CNP_RSVD_LEN	16
 
 /* RDMA Extended Transport Header, 16 bytes (IBTA 9.3.3) */
 struct sib_reth {
@@ -187,6 +192,7 @@ enum sib_opcode {
 	SIB_OP_UC_BASE			= 0x20,
 	/* XRC (101xxxxx): the RC codes with this prefix; requests add an XRCETH */
 	SIB_OP_XRC_BASE			= 0xa0,
+	SIB_OP_CNP			= 0x81,	/* RoCEv2 CNP (IBTA Annex A17.9.1) */
 	SIB_OP_UD_SEND_ONLY		= 0x64,
 	SIB_OP_UD_SEND_ONLY_IMM		= 0x65,
 };

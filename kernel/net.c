@@ -16,6 +16,7 @@
 #include <net/udp_tunnel.h>
 #include <net/ip6_checksum.h>
 #include <net/addrconf.h>
+#include <net/inet_ecn.h>
 #include <rdma/ib_addr.h>
 
 #include "net.h"
@@ -315,7 +316,8 @@ int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n)
  * @sport: UDP source port (per QP, for ECMP entropy)
  *
  * Afterwards skb->data is at the IP header and the network/transport
- * header offsets are set. The IPv4 ID and checksum are filled in by
+ * header offsets are set. With the device's ecn_enable (cc.c) the ECN
+ * field says ECT(0), except on a CNP. The IPv4 ID and checksum are filled in by
  * sib_net_xmit(); for loopback they stay 0/computed here.
  * Context: any.
  */
@@ -323,7 +325,15 @@ void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		       struct sk_buff *skb, u16 sport)
 {
 	u8 ttl = av->hop_limit ? av->hop_limit : 64;
+	u8 tclass = av->traffic_class;
 	struct udphdr *udp;
+
+	/*
+	 * ECN-capable transport, ECT(0), on every packet but a CNP (IBTA
+	 * Annex A17.9): the DSCP stays the GRH traffic class's
+	 */
+	if (READ_ONCE(dev->cc[SIB_CC_ECN_ENABLE]) && skb->data[0] != SIB_OP_CNP)
+		tclass = (tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 
 	udp = skb_push(skb, sizeof(*udp));
 	skb_reset_transport_header(skb);
@@ -337,7 +347,7 @@ void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		skb_reset_network_header(skb);
 		ip->version = 4;
 		ip->ihl = 5;
-		ip->tos = av->traffic_class;
+		ip->tos = tclass;
 		ip->tot_len = htons(skb->len);
 		ip->id = 0;
 		ip->frag_off = htons(IP_DF);
@@ -351,7 +361,7 @@ void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
 
 		skb_reset_network_header(skb);
-		ip6_flow_hdr(ip6, av->traffic_class, htonl(av->flow_label));
+		ip6_flow_hdr(ip6, tclass, htonl(av->flow_label));
 		ip6->payload_len = htons(skb->len - sizeof(*ip6));
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = ttl;
@@ -513,6 +523,7 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 			  rdma_flow_label_to_udp_sport(av->flow_label) :
 			  qp->src_port);
 	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+	qp->cc_tx_bytes += skb->len;		/* pacing charges it (cc.c) */
 	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw))
 		sib_mcast_loop(dev, skb);
 	if (av->loopback) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softib: the generic netlink family "softib" (uapi: rdma/softib-netlink.h),
- * the run-time configuration interface of tools/sib-pkey. Commands that
+ * the run-time configuration interface of tools/sib-pkey and tools/sib-cc. Commands that
  * change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM); a device is found
  * by its RDMA name and must be visible from the caller's netns.
  */
@@ -17,6 +17,8 @@ static const struct nla_policy sib_nl_policy[SIB_NL_ATTR_MAX + 1] = {
 	[SIB_NL_ATTR_PORT] = { .type = NLA_U32 },
 	[SIB_NL_ATTR_PKEY_INDEX] = { .type = NLA_U16 },
 	[SIB_NL_ATTR_PKEY] = { .type = NLA_U16 },
+	[SIB_NL_ATTR_CC_NAME] = { .type = NLA_NUL_STRING, .len = 63 },
+	[SIB_NL_ATTR_CC_VALUE] = { .type = NLA_U32 },
 };
 
 static struct genl_family sib_nl_family;
@@ -160,6 +162,84 @@ static int sib_nl_pkey_del(struct sk_buff *skb, struct genl_info *info)
 	return sib_nl_pkey_change(info, true);
 }
 
+static int sib_nl_put_cc(struct sk_buff *msg, struct sib_dev *dev)
+{
+	struct nlattr *tbl, *ent;
+	unsigned int i;
+
+	if (nla_put_string(msg, SIB_NL_ATTR_DEV_NAME, dev_name(&dev->ibdev.dev)) ||
+	    nla_put_u32(msg, SIB_NL_ATTR_PORT, 1))
+		return -EMSGSIZE;
+	tbl = nla_nest_start(msg, SIB_NL_ATTR_CC_PARAMS);
+	if (!tbl)
+		return -EMSGSIZE;
+	for (i = 0; i < SIB_CC_NUM_PARAMS; i++) {
+		ent = nla_nest_start(msg, SIB_NL_ATTR_CC_PARAM);
+		if (!ent ||
+		    nla_put_string(msg, SIB_NL_ATTR_CC_NAME, sib_cc_param_name(i)) ||
+		    nla_put_u32(msg, SIB_NL_ATTR_CC_VALUE, READ_ONCE(dev->cc[i])) ||
+		    nla_put_string(msg, SIB_NL_ATTR_CC_UNIT, sib_cc_param_unit(i)))
+			return -EMSGSIZE;
+		nla_nest_end(msg, ent);
+	}
+	nla_nest_end(msg, tbl);
+	return 0;
+}
+
+static int sib_nl_cc_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct sib_dev *dev;
+	void *hdr;
+	int err;
+
+	dev = sib_nl_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = -ENOMEM;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto put;
+	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0, SIB_NL_CMD_CC_GET);
+	if (!hdr)
+		goto free;
+	err = sib_nl_put_cc(msg, dev);
+	if (err)
+		goto free;
+	genlmsg_end(msg, hdr);
+	ib_device_put(&dev->ibdev);
+	return genlmsg_reply(msg, info);
+free:
+	nlmsg_free(msg);
+put:
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
+static int sib_nl_cc_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sib_dev *dev;
+	int p, err;
+
+	if (!info->attrs[SIB_NL_ATTR_CC_NAME] || !info->attrs[SIB_NL_ATTR_CC_VALUE]) {
+		GENL_SET_ERR_MSG(info, "parameter name or value missing");
+		return -EINVAL;
+	}
+	p = sib_cc_param_find(nla_data(info->attrs[SIB_NL_ATTR_CC_NAME]));
+	if (p < 0) {
+		GENL_SET_ERR_MSG(info, "no congestion control parameter of that name");
+		return p;
+	}
+	dev = sib_nl_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = sib_cc_param_set(dev, p, nla_get_u32(info->attrs[SIB_NL_ATTR_CC_VALUE]));
+	if (err)
+		GENL_SET_ERR_MSG(info, "value out of the parameter's range");
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
 /* one small op per command: the handler, and whether it needs CAP_NET_ADMIN */
 #define SIB_NL_OP(command, handler, admin) \
 	{ .cmd = (command), .doit = (handler), .flags = (admin) ? GENL_ADMIN_PERM : 0 }
@@ -168,6 +248,8 @@ static const struct genl_small_ops sib_nl_ops[] = {
 	SIB_NL_OP(SIB_NL_CMD_PKEY_GET, sib_nl_pkey_get, false),
 	SIB_NL_OP(SIB_NL_CMD_PKEY_SET, sib_nl_pkey_set, true),
 	SIB_NL_OP(SIB_NL_CMD_PKEY_DEL, sib_nl_pkey_del, true),
+	SIB_NL_OP(SIB_NL_CMD_CC_GET, sib_nl_cc_get, false),
+	SIB_NL_OP(SIB_NL_CMD_CC_SET, sib_nl_cc_set, true),
 };
 
 static struct genl_family sib_nl_family __ro_after_init = {

@@ -738,18 +738,41 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/*
+ * DCQCN (cc.c): the current and target rate in Mbit/s and alpha in
+ * 1/1024 while the QP is rate limited; "cc_rate_mbps 0" while it sends
+ * at full speed.
+ */
+static int sib_fill_res_cc(struct sk_buff *msg, struct sib_qp *qp)
+{
+	const struct sib_cc_rp *rp = &qp->req.rp;
+	bool lim = READ_ONCE(rp->limited);
+
+	if (rdma_nl_put_driver_u32(msg, "cc_rate_mbps", lim ? READ_ONCE(rp->rc) : 0) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_mbps", lim ? READ_ONCE(rp->rt) : 0) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", lim ? READ_ONCE(rp->alpha) : 0))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * sib_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
  * @msg: netlink message being built for `rdma res show qp -dd`
  * @ibqp: QP
  *
- * Adds a snapshot of the kernel-only queue and PSN state.
+ * Adds a snapshot of the kernel-only queue and PSN state and the DCQCN
+ * rate, in the RDMA_NLDEV_ATTR_DRIVER nest that rdma(8) prints with -dd.
  * Context: process. Return: 0 or -EMSGSIZE.
  */
 int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sib_qp *qp = to_sib_qp(ibqp);
+	struct nlattr *tbl;
 
+	/* rdma(8) shows driver attributes only inside this nest */
+	tbl = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!tbl)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "sq_posted", READ_ONCE(qp->sq.kprod)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_sent", READ_ONCE(qp->sq.req)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_completed", READ_ONCE(qp->sq.comp)) ||
@@ -765,7 +788,11 @@ int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "srtt_us",
 				   READ_ONCE(qp->req.win.srtt_us)) ||
 	    rdma_nl_put_driver_u32(msg, "retry_left",
-				   READ_ONCE(qp->comp.retry_left)))
+				   READ_ONCE(qp->comp.retry_left)) ||
+	    sib_fill_res_cc(msg, qp)) {
+		nla_nest_cancel(msg, tbl);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, tbl);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <linux/udp.h>
 #include <linux/if_vlan.h>
 #include <rdma/ib_addr.h>
+#include <net/inet_ecn.h>
 
 #include "recv.h"
 #include "hdr.h"
@@ -197,6 +198,60 @@ void sib_pkt_init(struct sk_buff *skb, u32 paylen, bool loopback, u8 net_type)
 	pkt->pkey = sib_bth_pkey(bth);
 }
 
+/* the packet's IP header says ECN Congestion Experienced */
+static bool sib_rcv_ce(struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
+/*
+ * A CNP (IBTA Annex A17.9.1), its ICRC checked: for an RC or UC QP with
+ * the reaction point on, flag the QP for its run (cc.c cuts its rate);
+ * otherwise count it ignored (UD QPs have no reaction point). A CNP
+ * never creates state: one for no QP, with a bad length, version or
+ * P_Key is dropped and counted like other bad input.
+ */
+static void sib_rcv_cnp(struct sib_dev *dev, struct sk_buff *skb)
+{
+	const struct sib_bth *bth = (const struct sib_bth *)skb->data;
+	u16 pkey = sib_bth_pkey(bth);
+	struct sib_qp *qp;
+	bool rp;
+
+	if (skb->len != SIB_BTH_LEN + SIB_CNP_RSVD_LEN + SIB_ICRC_LEN ||
+	    sib_bth_tver(bth) || sib_bth_pad(bth)) {
+		sib_counter_inc(dev, SIB_CNT_DROP_HDR);
+		goto drop;
+	}
+	if (!sib_pkey_port_accepts(&dev->pkey, pkey)) {
+		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
+		goto drop;
+	}
+	trace_sib_pkt_rcv(sib_bth_qpn(bth), bth->opcode, 0, 0);
+	qp = sib_qp_get(dev, sib_bth_qpn(bth));
+	if (!qp) {
+		sib_counter_inc(dev, SIB_CNT_DROP_NO_QP);
+		goto drop;
+	}
+	if (qp->ibqp.qp_num != SIB_GSI_QPN &&
+	    !sib_pkey_match(pkey, sib_qp_pkey(qp))) {
+		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
+	} else {
+		rp = READ_ONCE(dev->cc[SIB_CC_RP_ENABLE]) &&
+		     (qp->ibqp.qp_type == IB_QPT_RC ||
+		      qp->ibqp.qp_type == IB_QPT_UC);
+		sib_counter_inc(dev, rp ? SIB_CNT_RP_CNP_HANDLED :
+					  SIB_CNT_RP_CNP_IGNORED);
+		if (rp && !test_and_set_bit(SIB_QPF_CNP, &qp->flags))
+			sib_qp_poke(qp);
+	}
+	sib_qp_put(qp);
+drop:
+	kfree_skb(skb);
+}
+
 /*
  * @skb->data at the BTH, network and transport headers set; @sender: see
  * sib_rcv_to_qp()
@@ -231,6 +286,10 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 		}
 	}
 	bth = (struct sib_bth *)skb->data;
+	if (bth->opcode == SIB_OP_CNP) {
+		sib_rcv_cnp(dev, skb);
+		return;
+	}
 	info = sib_opcode(bth->opcode);
 	pad = sib_bth_pad(bth);
 	/*
@@ -253,6 +312,11 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (!sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
+	}
+	/* for the notification point, in the QP's run (cc.c) */
+	if (!loopback && sib_rcv_ce(skb)) {
+		pkt->ce = 1;
+		sib_counter_inc(dev, SIB_CNT_NP_ECN_MARKED);
 	}
 	trace_sib_pkt_rcv(pkt->qpn, pkt->opcode, pkt->psn, pkt->paylen);
 	if (pkt->qpn == IB_MULTICAST_QPN) {

@@ -16,6 +16,7 @@
 #include "net.h"
 #include "loop.h"
 #include "timers.h"
+#include "cc.h"
 
 enum sib_req_step {
 	SIB_REQ_SENT,		/* one packet went out */
@@ -535,6 +536,9 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
 	    qp->req.rnr_wait)
 		return SIB_REQ_IDLE;
 	if (qp->sq.req == sib_sq_prod(qp))
+		return SIB_REQ_IDLE;
+	/* DCQCN pacing: out of credit, the pacing timer runs us again */
+	if (!sib_cc_may_send(qp))
 		return SIB_REQ_IDLE;
 	sw = sib_swqe_at(qp, qp->sq.req);
 	if (sw->status != IB_WC_SUCCESS) {

@@ -32,6 +32,7 @@
 #include "counters.h"
 #include "limits.h"
 #include "pkey.h"
+#include "cc.h"
 
 #define sib_dbg(dev, fmt, ...) \
 	ibdev_dbg(&(dev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
@@ -79,6 +80,7 @@ struct sib_dev {
 	struct sib_limits lim;		/* limits.c: fixed at creation */
 	atomic_t live[SIB_NUM_OBJ];	/* objects of each kind, <= lim.max_obj */
 	atomic_t num_xrcd;
+	u32 cc[SIB_CC_NUM_PARAMS];	/* cc.c: congestion control parameters */
 };
 
 /**
@@ -346,6 +348,7 @@ struct sib_req_state {
 	u32 sq_hi;			/* one past the newest WQE ever started */
 	bool rnr_wait;
 	struct sib_rc_window win;
+	struct sib_cc_rp rp;		/* DCQCN reaction point (cc.c) */
 };
 
 struct sib_read_op {
@@ -406,6 +409,7 @@ enum sib_qp_flag_bits {
 	SIB_QPF_DESTROYING,
 	SIB_QPF_LAST_WQE,		/* IB_EVENT_QP_LAST_WQE_REACHED raised */
 	SIB_QPF_ARM,			/* requests sent, timers not started yet */
+	SIB_QPF_CNP,			/* a CNP arrived (recv.c), for cc.c */
 };
 
 /*
@@ -540,6 +544,9 @@ struct sib_qp {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct hrtimer probe_timer;	/* RTT-based loss probe (timers.c) */
+	struct hrtimer pace_timer;	/* DCQCN pacing: credit is back (cc.c) */
+	u64 cc_tx_bytes;		/* bytes sent, for pacing (net.c) */
+	u64 cc_cnp_ns;			/* when the QP last sent a CNP (cc.c) */
 	refcount_t ref;
 	struct completion released;
 
@@ -561,6 +568,7 @@ struct sib_pkt {
 	u8 loopback;
 	u8 ackreq;
 	u8 se;
+	u8 ce;				/* arrived with ECN CE (recv.c) */
 };
 
 static inline struct sib_pkt *sib_pkt(struct sk_buff *skb)

@@ -37,6 +37,7 @@
 #include "hdr.h"
 #include "qpcore.h"
 #include "sched.h"
+#include "cc.h"
 #include "loop.h"
 #include "req.h"
 #include "resp.h"
@@ -200,7 +201,11 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
 	if (ack)
 		sib_comp_ack_rcv(qp, psn, syn);
+	if (test_and_clear_bit(SIB_QPF_CNP, &qp->flags))
+		sib_cc_rp_cnp(qp);
 	while ((skb = __skb_dequeue(&batch))) {
+		if (unlikely(sib_pkt(skb)->ce))
+			sib_cc_np_ce(qp, skb);
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP) {
 			sib_comp_rcv(qp, skb);
 		} else {

@@ -88,6 +88,34 @@ static enum hrtimer_restart sib_probe_expired(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart sib_pace_expired(struct hrtimer *t)
+{
+	struct sib_qp *qp = container_of(t, struct sib_qp, pace_timer);
+
+	sib_timer_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * sib_timer_pace_arm() - run the QP again when its pacing credit is back
+ * @qp: a QP whose requester stopped for lack of credit (cc.c)
+ * @ns: from now
+ *
+ * One timer per QP, started only while the QP is rate limited and out
+ * of credit; a timer already running is left alone (it fires earlier or
+ * about as late, and the run asks again).
+ * Context: the QP's run.
+ */
+void sib_timer_pace_arm(struct sib_qp *qp, u64 ns)
+{
+	/* destroy stops the timers after the last run: none starts then */
+	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
+		return;
+	if (!hrtimer_active(&qp->pace_timer))
+		hrtimer_start(&qp->pace_timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
 static u64 sib_ack_timeout_ns(struct sib_qp *qp)
 {
 	/* 4x the nominal value: TCG guests are jittery (see above) */
@@ -147,6 +175,8 @@ void sib_timers_init(struct sib_qp *qp)
 	timer_setup(&qp->rnr_timer, sib_rnr_expired, 0);
 	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->probe_timer.function = sib_probe_expired;
+	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->pace_timer.function = sib_pace_expired;
 }
 
 /**
@@ -160,6 +190,7 @@ void sib_timers_stop(struct sib_qp *qp)
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	hrtimer_cancel(&qp->probe_timer);
+	hrtimer_cancel(&qp->pace_timer);
 }
 
 static struct sib_rc_window *sib_win(struct sib_qp *qp)

@@ -14,6 +14,7 @@ void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding);
 void sib_timer_probe_rearm(struct sib_qp *qp);
 void sib_timer_retrans_stop(struct sib_qp *qp);
 void sib_timer_rnr_start(struct sib_qp *qp, u8 code);
+void sib_timer_pace_arm(struct sib_qp *qp, u64 ns);
 u32 sib_rnr_timer_usecs(u8 code);
 unsigned int sib_timer_ack_timeout_ms(struct sib_qp *qp);
 

@@ -57,6 +57,29 @@ DEFINE_EVENT(sib_pkt_class, sib_pkt_rcv,
 	TP_PROTO(u32 qpn, u8 opcode, u32 psn, u32 len),
 	TP_ARGS(qpn, opcode, psn, len));
 
+/* reason: enum sib_cc_change (0 cut, 1 fast recovery, 2 additive, 3 hyper, 4 full) */
+TRACE_EVENT(sib_cc_rate,
+	TP_PROTO(u32 qpn, int reason, u32 rc, u32 rt, u32 alpha),
+	TP_ARGS(qpn, reason, rc, rt, alpha),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(int, reason)
+		__field(u32, rc)
+		__field(u32, rt)
+		__field(u32, alpha)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->reason = reason;
+		__entry->rc = rc;
+		__entry->rt = rt;
+		__entry->alpha = alpha;
+	),
+	TP_printk("qp %u: reason %d rate %u Mbps target %u Mbps alpha %u/1024",
+		  __entry->qpn, __entry->reason, __entry->rc, __entry->rt,
+		  __entry->alpha)
+);
+
 TRACE_EVENT(sib_retransmit,
 	TP_PROTO(u32 qpn, u32 psn, const char *why),
 	TP_ARGS(qpn, psn, why),

@@ -17,6 +17,14 @@
  * SIB_NL_CMD_PKEY_DEL: invalidate the entry at PKEY_INDEX (CAP_NET_ADMIN);
  *	-ENOENT when it is not valid.
  * A change raises IB_EVENT_PKEY_CHANGE on the port.
+ *
+ * SIB_NL_CMD_CC_GET: reply of the same command with DEV_NAME, PORT and a
+ *	nested CC_PARAMS holding one nested CC_PARAM {CC_NAME, CC_VALUE,
+ *	CC_UNIT} per congestion control parameter (ECN, CNP and DCQCN,
+ *	IBTA Annex A17; names as ConnectX's, e.g. "rp_ai_rate").
+ * SIB_NL_CMD_CC_SET: set the parameter CC_NAME to CC_VALUE
+ *	(CAP_NET_ADMIN). -ENOENT for an unknown name, -ERANGE for a value
+ *	outside the parameter's bounds.
  */
 #ifndef SOFTIB_NETLINK_H
 #define SOFTIB_NETLINK_H
@@ -29,6 +37,8 @@ enum sib_nl_cmd {
 	SIB_NL_CMD_PKEY_GET,
 	SIB_NL_CMD_PKEY_SET,
 	SIB_NL_CMD_PKEY_DEL,
+	SIB_NL_CMD_CC_GET,
+	SIB_NL_CMD_CC_SET,
 	__SIB_NL_CMD_MAX,
 };
 #define SIB_NL_CMD_MAX (__SIB_NL_CMD_MAX - 1)
@@ -42,6 +52,11 @@ enum sib_nl_attr {
 	SIB_NL_ATTR_PKEY_TBL_LEN,	/* u32, entries of the table */
 	SIB_NL_ATTR_PKEY_TABLE,		/* nested: PKEY_ENTRY* */
 	SIB_NL_ATTR_PKEY_ENTRY,		/* nested: PKEY_INDEX, PKEY */
+	SIB_NL_ATTR_CC_PARAMS,		/* nested: CC_PARAM* */
+	SIB_NL_ATTR_CC_PARAM,		/* nested: CC_NAME, CC_VALUE, CC_UNIT */
+	SIB_NL_ATTR_CC_NAME,		/* string */
+	SIB_NL_ATTR_CC_VALUE,		/* u32 */
+	SIB_NL_ATTR_CC_UNIT,		/* string, e.g. "us", "Mbps" */
 	__SIB_NL_ATTR_MAX,
 };
 #define SIB_NL_ATTR_MAX (__SIB_NL_ATTR_MAX - 1)
