@@ -7,8 +7,8 @@ set -uo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/ulps.sh --role 1|2 --dir DIR [--results FILE] [--mb N] [--loops N] [--flap S]
-                        [--ko FILE]
-       tests/vm/ulps.sh --list
+                        [--ko FILE] [--no-rxe]
+       tests/vm/ulps.sh --list [--no-rxe]
 
 Host 2 (10.0.3.2) exports, host 1 (10.0.3.1) imports, over eth1: first with softib on both
 hosts (sib1 on eth1, created when missing), then with rdma_rxe on both (rxe1 on eth1).
@@ -33,10 +33,11 @@ starts "rxe FAIL (informational)"; "CELL <case> <softib|rxe> PASS|FAIL detail" l
 stdout.  Every result goes to FILE as "RESULT ulps_<case>_<softib|rxe> ok|FAIL <detail>".
 Host 2 (--role 2) only executes host 1's orders until it says stop.  DIR must be empty and
 visible to both guests.  --ko is accepted for tools/vm-pair's command lines (unused).
-Exit status 0 iff all passed.
+--no-rxe: the softib phase only (no rxe_phase, no rdma_rxe cases).  Exit status 0 iff all
+passed.
 USAGE
 }
-ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION=""
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION="" RXE=1
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -48,6 +49,7 @@ while (($#)); do
 	--flap) FLAP=${2:?}; shift 2 ;;
 	--ko) shift 2 ;;
 	--list) LIST=1; shift ;;
+	--no-rxe) RXE=0; shift ;;
 	--target) ACTION=${2:?}; shift 2; break ;;	# (internal: host 2's side of a case)
 	*) echo "ulps.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -210,9 +212,11 @@ if [[ -n $ACTION ]]; then
 	exit
 fi
 
-names=()
-for ph in softib rxe; do for c in $ULP_CASES; do names+=("${c}_$ph"); done; done
-cases setup smc_reason rxe_phase "${names[@]}"
+names=() phases=softib
+((RXE)) && phases="softib rxe"
+for ph in $phases; do for c in $ULP_CASES; do names+=("${c}_$ph"); done; done
+if ((RXE)); then cases setup smc_reason rxe_phase "${names[@]}"
+else cases setup smc_reason "${names[@]}"; fi
 [[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
 [[ -d $DIR ]] || { echo "ulps.sh: --dir $DIR: no such directory" >&2; exit 2; }
 RPC_DIR=$DIR RPC_ROLE=$ROLE
@@ -533,6 +537,10 @@ phase softib sib1 sib1
 echo "ulps.sh: softib phase done in $((SECONDS - t0)) s"
 
 t0=$SECONDS
+if ((!RXE)); then
+	echo "ulps.sh: $nok passed, $nfail failed in $((SECONDS - t00)) s"
+	tl_status; exit
+fi
 target to_rxe 10.0.3.2 120
 r2=$? out2=${tout:-}
 to_rxe 10.0.3.1 >"$W/rxe.out" 2>&1
