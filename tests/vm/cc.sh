@@ -35,7 +35,7 @@ TL_PREFIX=cc_ TL_STAMP=1
 . "$HERE/../lib/testlib.sh"
 cases params_show params_set params_errors data_ect0 bottleneck_marks np_ecn_marked np_cnp_sent \
 	rp_cnp_handled rp_rate_decrease rp_paced rate_in_restrack data_verified cnp_tshark cnp_scapy \
-	rp_off_ignored rp_off_verified ecn_off_no_marks
+	rp_off_ignored rp_off_verified ecn_off_no_marks bench_on bench_off bench_mixed
 for f in "$LOAD" "$CC"; do [[ -x $f ]] || { echo "cc.sh: $f not built (make load pkey)" >&2; exit 2; }; done
 if [[ -n $KEEP ]]; then OUT=$KEEP; mkdir -p "$OUT"; else OUT=$(mktemp -d /tmp/cc.XXXXXX); fi
 teardown() {
@@ -203,6 +203,27 @@ counters sibB B3; m3=$(marks)
 "$CC" set sibA ecn_enable 1
 check ecn_off_no_marks "ecn_enable 0: ce_mark +$((m3 - m2)), np_ecn_marked_roce_packets +$(counters_delta B2 B3 np_ecn_marked_roce_packets), dropped $(drops)" \
 	'((m3 == m2)) && (($(counters_delta B2 B3 np_ecn_marked_roce_packets) == 0))'
+
+# --- two senders, four flows, one bottleneck: tools/cc-bench, short (the figures are the
+# benchmark's; here each case's data must be verified and its CNPs handled or ignored as the
+# case says) ---
+log "cc-bench"
+BENCH_SECS=$((SECS < 5 ? SECS : 5))
+timeout -s KILL 600 "$REPO/tools/cc-bench" --in-guest --time "$BENCH_SECS" --rate 5 >"$OUT/bench" 2>&1
+brc=$?
+grep -E '^(idle|CCBENCH)' "$OUT/bench"
+bval() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+for c in on off mixed; do
+	bl=$(grep -m1 "^CCBENCH $c " "$OUT/bench") bv=$(bval "$bl" verified)
+	bh=$(bval "$bl" cnp_handled) bi=$(bval "$bl" cnp_ignored)
+	case $c in
+	on) want='((bh > 0 && bi == 0))' ;;	# both senders react
+	off) want='((bh == 0 && bi > 0))' ;;	# neither does
+	mixed) want='((bh > 0 && bi > 0))' ;;	# s1 reacts, s2 does not
+	esac
+	check "bench_$c" "${bl:+${bl#CCBENCH }}${bl:-no result (cc-bench exit $brc): $(tail -2 "$OUT/bench" | tr '\n' ' ')}" \
+		"[[ \$bv == yes ]] && ${want}"
+done
 
 echo "cc: $nok/$((nok + nfail)) ok"
 tl_status
