@@ -125,7 +125,8 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
 	INIT_WORK(&cq->comp_work, sib_cq_comp_work);
 	num = sib_cq_ring_size(attr->cqe);
-	err = sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE);
+	err = udata ? sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE) :
+		      sib_ring_alloc_kernel(&cq->ring, num, SIB_CQE_SIZE);
 	if (err)
 		goto err_cnt;
 	if (!udata) {
@@ -364,7 +365,8 @@ int sib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (err)
 		return err;
 	num = sib_cq_ring_size(cqe);
-	err = sib_ring_alloc(&nr, num, SIB_CQE_SIZE);
+	err = cq->is_user ? sib_ring_alloc(&nr, num, SIB_CQE_SIZE) :
+			    sib_ring_alloc_kernel(&nr, num, SIB_CQE_SIZE);
 	if (err)
 		return err;
 	if (!cq->is_user) {

@@ -101,7 +101,8 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 	slot = sib_sq_slot(qp->sq.max_sge, qp->sq.max_inline);
 	qp->sq.num = sq_num;
 	qp->sq.sstride = ALIGN(sizeof(struct sib_swqe) + slot, 8);
-	qp->sq.shadow = vzalloc(array_size(sq_num, qp->sq.sstride));
+	qp->sq.shadow = kvzalloc(array_size(sq_num, qp->sq.sstride),
+				 GFP_KERNEL);
 	if (!qp->sq.shadow)
 		return -ENOMEM;
 	rq_stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
@@ -112,7 +113,9 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 		rq_stride = 0;
 		qp->rq.max_sge = 0;
 	} else {
-		err = sib_ring_alloc(&qp->rq.ring, rq_num, rq_stride);
+		err = udata ? sib_ring_alloc(&qp->rq.ring, rq_num, rq_stride) :
+			      sib_ring_alloc_kernel(&qp->rq.ring, rq_num,
+						    rq_stride);
 		if (err)
 			return err;
 	}
@@ -146,7 +149,7 @@ static void sib_qp_free_queues(struct sib_qp *qp)
 {
 	sib_ring_free(&qp->sq.ring);
 	sib_ring_free(&qp->rq.ring);
-	vfree(qp->sq.shadow);
+	kvfree(qp->sq.shadow);
 	qp->sq.shadow = NULL;
 	kfree_skb(qp->loop.skb);
 	qp->loop.skb = NULL;

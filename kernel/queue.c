@@ -29,15 +29,7 @@ struct sib_mmap_entry {
 	size_t size;
 };
 
-/**
- * sib_ring_alloc() - allocate a zeroed ring, SIB_RING_MAGIC in its header
- * @r: ring to fill
- * @num: number of entries, power of two
- * @stride: bytes per entry
- *
- * Context: process, may sleep. Return: 0 or -ENOMEM/-EINVAL.
- */
-int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
+static int sib_ring_init(struct sib_ring *r, u32 num, u32 stride, bool user)
 {
 	size_t size;
 
@@ -46,8 +38,13 @@ int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
 	if (check_mul_overflow((size_t)num, (size_t)stride, &size) ||
 	    check_add_overflow(size, (size_t)SIB_RING_HDR_SIZE, &size))
 		return -EINVAL;
-	size = PAGE_ALIGN(size);
-	r->buf = vmalloc_user(size);
+	if (user) {
+		size = PAGE_ALIGN(size);
+		r->buf = vmalloc_user(size);
+	} else {
+		/* small rings of kernel objects: no vmap, no TLB flush at free */
+		r->buf = kvzalloc(size, GFP_KERNEL);
+	}
 	if (!r->buf)
 		return -ENOMEM;
 	r->hdr = r->buf;
@@ -55,25 +52,60 @@ int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
 	r->num = num;
 	r->stride = stride;
 	r->size = size;
+	r->user = user;
 	r->mentry = NULL;
 	return 0;
 }
 
 /**
+ * sib_ring_alloc() - allocate a zeroed ring that user space may map
+ * @r: ring to fill
+ * @num: number of entries, power of two
+ * @stride: bytes per entry
+ *
+ * vmalloc_user() memory, page aligned, SIB_RING_MAGIC in its header; see
+ * sib_ring_expose().
+ * Context: process, may sleep. Return: 0 or -ENOMEM/-EINVAL.
+ */
+int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride)
+{
+	return sib_ring_init(r, num, stride, true);
+}
+
+/**
+ * sib_ring_alloc_kernel() - allocate a zeroed ring of a kernel object
+ * @r: ring to fill
+ * @num: number of entries, power of two
+ * @stride: bytes per entry
+ *
+ * Like sib_ring_alloc(), but from kvzalloc(): kmalloc memory for the
+ * usual sizes, which costs no vmap on creation and no vunmap (and its
+ * TLB flush of every CPU) on destruction. Such a ring cannot be exposed.
+ * Context: process, may sleep. Return: 0 or -ENOMEM/-EINVAL.
+ */
+int sib_ring_alloc_kernel(struct sib_ring *r, u32 num, u32 stride)
+{
+	return sib_ring_init(r, num, stride, false);
+}
+
+/**
  * sib_ring_expose() - make @r mappable by the owner of @uctx
- * @r: ring from sib_ring_alloc()
+ * @r: ring from sib_ring_alloc() (not sib_ring_alloc_kernel())
  * @uctx: user context
  * @offset: out, mmap offset to give user space
  * @size: out, bytes to map
  *
  * The ring memory is owned by the mmap entry from now on.
- * Context: process. Return: 0 or -errno.
+ * Context: process. Return: 0 or -errno (-EINVAL for a kernel ring).
  */
 int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 		    u64 *offset, u64 *size)
 {
 	struct sib_mmap_entry *e;
 	int err;
+
+	if (WARN_ON_ONCE(!r->user))
+		return -EINVAL;
 
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
@@ -108,7 +140,7 @@ void sib_ring_free(struct sib_ring *r)
 	if (r->mentry)
 		rdma_user_mmap_entry_remove(&r->mentry->rdma);
 	else
-		vfree(r->buf);
+		kvfree(r->buf);
 	r->buf = NULL;
 	r->hdr = NULL;
 	r->mentry = NULL;

@@ -19,6 +19,7 @@ static inline struct ib_ucontext *sib_udata_uctx(struct ib_udata *udata)
 }
 
 int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride);
+int sib_ring_alloc_kernel(struct sib_ring *r, u32 num, u32 stride);
 int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 		    u64 *offset, u64 *size);
 void sib_ring_free(struct sib_ring *r);

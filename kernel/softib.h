@@ -215,6 +215,7 @@ struct sib_ring {
 	u32 num;
 	u32 stride;
 	size_t size;
+	bool user;			/* vmalloc_user(): may be exposed */
 	struct sib_mmap_entry *mentry;
 };
 

@@ -46,7 +46,8 @@ static int sib_srq_alloc_ring(struct sib_srq *srq, struct ib_srq_attr *a,
 	srq->max_sge = max_t(u32, a->max_sge, 1);
 	stride = roundup_pow_of_two(SIB_RECV_WQE_HDR_SIZE +
 				    srq->max_sge * sizeof(struct sib_sge));
-	err = sib_ring_alloc(&srq->ring, num, stride);
+	err = udata ? sib_ring_alloc(&srq->ring, num, stride) :
+		      sib_ring_alloc_kernel(&srq->ring, num, stride);
 	if (err)
 		return err;
 	a->max_wr = num;
