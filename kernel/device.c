@@ -285,6 +285,33 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
 	INIT_RDMA_OBJ_SIZE(ib_##kind, ours, member)
 
 /* .name = sib_name: a verb whose function carries the verb's own name */
+/**
+ * sib_get_netdev() - the port's netdev (ib_device_ops .get_netdev)
+ * @ibdev: the device
+ * @port: the port number (1)
+ *
+ * The netdev the core's GID management, `rdma link` and the in-kernel
+ * consumers that look a device up by its netdev see: for a device on a
+ * VLAN netdev its real device (see the top of this file), otherwise the
+ * netdev of `rdma link add`. The core finds the same netdev through
+ * ib_device_set_netdev(), but some consumers ask only this op: 6.1's
+ * SMC-R (net/smc/smc_pnet.c, smc_pnet_find_rdma_dev()) takes a RoCE
+ * device without a pnet table entry only when the op exists and returns
+ * the netdev of the TCP connection, and skips the device otherwise (the
+ * connection falls back to TCP). Hardware RoCE drivers (mlx4, mlx5) and
+ * rdma_rxe have the op on 6.1.
+ *
+ * Context: any. Return: the netdev, held (the caller drops it).
+ */
+static struct net_device *sib_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	struct sib_dev *dev = to_sib_dev(ibdev);
+	struct net_device *ndev = dev->gid_ndev ?: dev->ndev;
+
+	dev_hold(ndev);
+	return ndev;
+}
+
 #define SIB_VERB(name) .name = sib_##name
 
 static const struct ib_device_ops sib_dev_ops = {
@@ -321,6 +348,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(get_dma_mr),
 	SIB_VERB(get_hw_stats),
 	SIB_VERB(get_link_layer),
+	SIB_VERB(get_netdev),
 	SIB_VERB(get_port_immutable),
 	SIB_VERB(get_vector_affinity),
 	SIB_VERB(map_mr_sg),
@@ -351,24 +379,6 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_OBJ_SIZE(srq, sib_srq, ibsrq),
 	SIB_OBJ_SIZE(xrcd, sib_xrcd, ibxrcd),
 	SIB_OBJ_SIZE(mw, sib_mw, ibmw),
-};
-
-/*
- * The port's netdev as the core's GID management and `rdma link` see it,
- * for a device on a VLAN netdev only: its real device (see the top of
- * this file). Context: any. Return: the netdev, held.
- */
-static struct net_device *sib_vlan_get_netdev(struct ib_device *ibdev,
-					      u32 port)
-{
-	struct net_device *ndev = to_sib_dev(ibdev)->gid_ndev;
-
-	dev_hold(ndev);
-	return ndev;
-}
-
-static const struct ib_device_ops sib_vlan_dev_ops = {
-	.get_netdev = sib_vlan_get_netdev,
 };
 
 static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key,
@@ -417,7 +427,6 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 		memcpy((u8 *)&ibdev->node_guid + 3, &vid, sizeof(vid));
 		dev->gid_ndev = vlan_dev_real_dev(ndev);
 		netdev_hold(dev->gid_ndev, &dev->gid_ndev_tracker, GFP_KERNEL);
-		ib_set_device_ops(ibdev, &sib_vlan_dev_ops);
 	}
 	/* the legacy write() commands the core does not enable by default */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |

@@ -47,8 +47,8 @@ struct sib_udp;
  *	  arrive on it, its MTU and link state are the port's
  * @gid_ndev: only when @ndev is a VLAN device: its real device, which
  *	      the core is shown as the port's netdev (ib_device_ops
- *	      .get_netdev) so that it gives the port the VLAN's IP GIDs;
- *	      NULL otherwise. See device.c.
+ *	      .get_netdev, which gives @ndev otherwise) so that it gives the
+ *	      port the VLAN's IP GIDs; NULL otherwise. See device.c.
  */
 struct sib_dev {
 	struct ib_device ibdev;
