@@ -34,7 +34,7 @@ help:
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
-	@echo "make field      only tests/field/field-check (bug-report cases, interop stage)"
+	@echo "make field      only tests/field (field-check, mc-send: interop stage; smc-xfer: ulps)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make apps       only tests/apps/sib-mpi (apps stage's MPI program; skipped without mpicc)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
