@@ -298,8 +298,10 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
  * SMC-R (net/smc/smc_pnet.c, smc_pnet_find_rdma_dev()) takes a RoCE
  * device without a pnet table entry only when the op exists and returns
  * the netdev of the TCP connection, and skips the device otherwise (the
- * connection falls back to TCP). Hardware RoCE drivers (mlx4, mlx5) and
- * rdma_rxe have the op on 6.1.
+ * connection falls back to TCP). Later kernels ask ib_device_get_netdev(),
+ * which finds the netdev of ib_device_set_netdev() too. Hardware RoCE
+ * drivers (mlx4, mlx5) have the op; 6.1's rdma_rxe does not, and SMC-R
+ * falls back to TCP over it.
  *
  * Context: any. Return: the netdev, held (the caller drops it).
  */
