@@ -402,9 +402,13 @@ static bool smc_mode_str(const struct smc_mode *m, char *s, size_t n)
 		return true;
 	case SMC_DIAG_MODE_FALLBACK_TCP:
 		snprintf(s, n,
-			 "fallback TCP reason 0x%08" PRIx32 " (%s) peer 0x%08" PRIx32 " (%s)",
-			 m->reason, smc_reason_name(m->reason), m->peer_diag,
-			 smc_reason_name(m->peer_diag));
+			 "fallback TCP reason 0x%08" PRIx32 "%s%s%s peer 0x%08" PRIx32 "%s%s%s",
+			 m->reason, *smc_reason_name(m->reason) ? " (" : "",
+			 smc_reason_name(m->reason),
+			 *smc_reason_name(m->reason) ? ")" : "", m->peer_diag,
+			 *smc_reason_name(m->peer_diag) ? " (" : "",
+			 smc_reason_name(m->peer_diag),
+			 *smc_reason_name(m->peer_diag) ? ")" : "");
 		return false;
 	default:
 		snprintf(s, n, "mode %d unknown", m->mode);
