@@ -1,18 +1,25 @@
 #!/bin/bash
 # ulps.sh: the kernel's own RDMA consumers between two hosts -- NVMe over Fabrics, iSER, SRP
-# and NFS over RDMA, plus SMC-R's verified reason -- over softib, then over rdma_rxe.
+# NFS over RDMA and SMC-R -- over softib, then over rdma_rxe.
 # Runs in the two guests of tools/vm-pair: "--role 1" (host 1, the initiators, drives the
 # cases) and "--role 2" (host 2, the targets, executes host 1's orders: tools/lib/pair-rpc.sh).
 set -uo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/ulps.sh --role 1|2 --dir DIR [--results FILE] [--mb N] [--loops N] [--flap S]
-                        [--ko FILE] [--no-rxe]
-       tests/vm/ulps.sh --list [--no-rxe]
+                        [--ko FILE] [--no-rxe] [--ulps LIST]
+       tests/vm/ulps.sh --list [--no-rxe] [--ulps LIST]
 
 Host 2 (10.0.3.2) exports, host 1 (10.0.3.1) imports, over eth1: first with softib on both
 hosts (sib1 on eth1, created when missing), then with rdma_rxe on both (rxe1 on eth1).
 Per device, one result each:
+  smc             SMC-R through the kernel's smc module, no smc-tools: tests/field/smc-xfer
+                  sends 4 MiB (ULPS_SMC_MB) over an AF_SMC socket to its server on host 2,
+                  which checks every byte; both hosts have the user-defined EID SOFTIB-ULPS
+                  (SMC-Rv2, the SMC-R of a RoCE v2 device, is proposed only with one).  Passes
+                  only when smc_diag shows both ends in mode SMCR over the device (SMC falls
+                  back to TCP silently) and the device sent a packet per 4096 bytes or more
+                  (sysfs hw_counters sent_pkts); figure MB/s
   nvme            nvmet + nvmet-rdma (file namespace) on host 2, nvme connect on host 1:
                   N MiB (--mb, default 8) written with dd (1 MiB, O_DIRECT), read back,
                   sha256 compared; MB/s both ways
@@ -26,18 +33,20 @@ Per device, one result each:
                   ib_srp's add_target with dest=10.0.3.2:5555 (rdma_cm) on host 1
   nfs, nfs_reconnect     nfsd with "rdma 20049" in its portlist on host 2,
                   mount -o rdma,port=20049,vers=4.2 on host 1, files written and read back
-Also smc_reason (smc-tools is not in Debian, so SMC-R is not run: asserted), setup (both
-hosts have their device on eth1 and reach each other), rxe_phase (both hosts switched).
+Also setup (both hosts have their device on eth1 and reach each other), rxe_phase (both
+hosts switched).
 Where rdma_rxe fails a case that softib passes, the rxe result is ok with a detail that
 starts "rxe FAIL (informational)"; "CELL <case> <softib|rxe> PASS|FAIL detail" lines on
 stdout.  Every result goes to FILE as "RESULT ulps_<case>_<softib|rxe> ok|FAIL <detail>".
 Host 2 (--role 2) only executes host 1's orders until it says stop.  DIR must be empty and
 visible to both guests.  --ko is accepted for tools/vm-pair's command lines (unused).
---no-rxe: the softib phase only (no rxe_phase, no rdma_rxe cases).  Exit status 0 iff all
+--no-rxe: the softib phase only (no rxe_phase, no rdma_rxe cases).  --ulps LIST: only these
+of "smc nvme iser srp nfs" (quoted, space-separated; default all).  Exit status 0 iff all
 passed.
 USAGE
 }
-ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION="" RXE=1
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 MB=8 LOOPS=10 FLAP=6 ACTION="" RXE=1 ALL_ULPS="smc nvme iser srp nfs"
+ULPS=$ALL_ULPS
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -50,6 +59,7 @@ while (($#)); do
 	--ko) shift 2 ;;
 	--list) LIST=1; shift ;;
 	--no-rxe) RXE=0; shift ;;
+	--ulps) ULPS=${2:?}; shift 2 ;;
 	--target) ACTION=${2:?}; shift 2; break ;;	# (internal: host 2's side of a case)
 	*) echo "ulps.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -65,7 +75,9 @@ CFS=/sys/kernel/config T=/sys/kernel/config/target
 EXPORT=/srv/ulps MNT=/mnt/ulps TW=/tmp/ulps-target
 PEER=10.0.3.2
 IO_TMO=${ULPS_IO_TIMEOUT:-45}	# seconds for one dd (a whole write or read)
-ULP_CASES="nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
+ULP_CASES="smc nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
+SMC_XFER=$HERE/../field/smc-xfer SMC_PORT=7771 SMC_MB=${ULPS_SMC_MB:-4} SMC_EID=SOFTIB-ULPS
+[[ $SMC_MB =~ ^[1-9][0-9]{0,3}$ ]] && ((SMC_MB <= 4096)) || { echo "ulps.sh: ULPS_SMC_MB=$SMC_MB: not 1..4096" >&2; exit 2; }
 
 TL_PREFIX=ulps_
 # shellcheck source=../lib/testlib.sh
@@ -197,6 +209,13 @@ to_rxe() {
 	rmmod softib && modprobe rdma_rxe && rdma link add rxe1 type rxe netdev eth1 &&
 		wait_active rxe1 && wait_gid rxe1 "$1" 100
 }
+# SMC-R: the kernel's smc module used directly (socket(AF_SMC), tests/field/smc-xfer), no
+# smc-tools.  A RoCE v2 device can do SMC-Rv2 only (v1 wants a RoCE v1 GID), which the kernel
+# proposes only with a user-defined EID that both hosts share: set by smc-xfer --add-ueid
+smc_up() {
+	modprobe -a smc smc_diag && "$SMC_XFER" --add-ueid $SMC_EID
+}
+smc_down() { "$SMC_XFER" --del-ueid $SMC_EID; }
 rxe_down() {
 	[[ -e /sys/class/infiniband/rxe1 ]] && rdma link delete rxe1
 	[[ -d /sys/module/rdma_rxe ]] && modprobe -r rdma_rxe
@@ -205,8 +224,8 @@ rxe_down() {
 
 if [[ -n $ACTION ]]; then
 	case $ACTION in
-	nvme_up|nvme_down|iser_up|iser_down|srp_up|srp_down|nfs_up|nfs_down|flap|to_rxe|rxe_down) "$ACTION" "$@" ;;
-	all_down) nvme_down; iser_down; srp_down; nfs_down; daemons_down rpc.mountd rpcbind ;;
+	nvme_up|nvme_down|iser_up|iser_down|srp_up|srp_down|nfs_up|nfs_down|smc_up|smc_down|flap|to_rxe|rxe_down) "$ACTION" "$@" ;;
+	all_down) nvme_down; iser_down; srp_down; nfs_down; smc_down; daemons_down rpc.mountd rpcbind ;;
 	*) echo "ulps.sh: unknown target action $ACTION" >&2; exit 2 ;;
 	esac
 	exit
@@ -214,9 +233,13 @@ fi
 
 names=() phases=softib
 ((RXE)) && phases="softib rxe"
-for ph in $phases; do for c in $ULP_CASES; do names+=("${c}_$ph"); done; done
-if ((RXE)); then cases setup smc_reason rxe_phase "${names[@]}"
-else cases setup smc_reason "${names[@]}"; fi
+has_ulp() { [[ " $ULPS " == *" $1 "* ]]; }
+for u in $ULPS; do
+	[[ " $ALL_ULPS " == *" $u "* ]] || { echo "ulps.sh: --ulps: unknown ULP $u (not one of $ALL_ULPS)" >&2; exit 2; }
+done
+for ph in $phases; do for c in $ULP_CASES; do has_ulp "${c%%_*}" && names+=("${c}_$ph"); done; done
+if ((RXE)); then cases setup rxe_phase "${names[@]}"
+else cases setup "${names[@]}"; fi
 [[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
 [[ -d $DIR ]] || { echo "ulps.sh: --dir $DIR: no such directory" >&2; exit 2; }
 RPC_DIR=$DIR RPC_ROLE=$ROLE
@@ -485,26 +508,45 @@ case_nfs() { # PHASE DEV
 	target nfs_down "" 60 || echo "ulps.sh: $tout" >&2
 }
 
-case_smc() {
-	# SMC-R would be run through smc-tools' smc_run (an LD_PRELOAD that makes TCP sockets
-	# AF_SMC) and checked with smcss; Debian ships no smc-tools
-	local why="" cfg
-	cfg=/boot/config-$(uname -r)
-	apt-cache show smc-tools >/dev/null 2>&1 && why+=" apt-cache knows smc-tools: run it;"
-	modprobe smc 2>/dev/null || why+=" the smc module does not load;"
-	grep -qx 'CONFIG_SMC=m' "$cfg" 2>/dev/null || why+=" $cfg lacks CONFIG_SMC=m;"
-	if [[ -z $why ]]; then
-		result smc_reason ok "not run: Debian has no smc-tools package (smc_run/smcss); the kernel's smc module (CONFIG_SMC=m) loads"
-	else
-		result smc_reason FAIL "${why# }"
+case_smc() { # PHASE DEV
+	local ph=$1 dev=$2 out sout r p0 p1 min=$((SMC_MB << 8)) why=""
+	if [[ ! -x $SMC_XFER ]]; then record smc "$ph" FAIL "no $SMC_XFER (make field)"; return; fi
+	if ! target smc_up "" 60; then record smc "$ph" FAIL "$tout"; return; fi
+	if ! out=$(smc_up 2>&1); then
+		record smc "$ph" FAIL "host 1: $(echo "$out" | tr '\n' ' ')"
+		target smc_down "" 30
+		return
 	fi
+	p0=$(counter "$dev" sent_pkts 0)
+	rpc_remote "server:tcp:$SMC_PORT" "$SMC_XFER -s -p $SMC_PORT -t 60"
+	r=$rn
+	rpc_wait_file "$DIR/ready.$r" 60
+	out=$("$SMC_XFER" -c $PEER -p $SMC_PORT -m "$SMC_MB" -t 60 2>&1)
+	local st=$?
+	p1=$(counter "$dev" sent_pkts 0)
+	# a fallback's decline reason first (the report's cell shows the beginning)
+	[[ $out =~ fallback\ TCP\ reason\ [^\;]* ]] && why+=" client: ${BASH_REMATCH[0]};"
+	((st == 0)) || why+=" client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ');"
+	rpc_wait_file "$DIR/rc.$r" 60 || why+=" host 2's server did not end;"
+	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
+	[[ $(cat "$DIR/rc.$r" 2>/dev/null) == 0 ]] || why+=" server: ${sout:-$(tr '\n' ' ' <"$DIR/out.$r" 2>/dev/null)};"
+	# SMC fell back to TCP silently unless smc_diag says SMCR over this device, on both ends
+	[[ $out == *"mode SMCR dev $dev port 1"* ]] || why+=" client not on SMC-R over $dev;"
+	[[ $sout == *"mode SMCR dev $dev port 1"* ]] || why+=" server not on SMC-R over $dev;"
+	# and the device carried the data: at least one packet per 4096 bytes (the largest MTU)
+	((p1 - p0 >= min)) || why+=" $dev sent $((p1 - p0)) packets, fewer than $min for $SMC_MB MiB;"
+	if [[ -z $why ]]; then
+		record smc "$ph" ok "$(sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p' <<<"$out" | head -1) MB/s, $SMC_MB MiB verified by the server; smc_diag: mode SMCR dev $dev port 1 on both hosts (SMC-Rv2, UEID $SMC_EID); $dev sent $((p1 - p0)) packets (>= $min)"
+	else
+		record smc "$ph" FAIL "${why# }"
+	fi
+	smc_down >/dev/null 2>&1
+	target smc_down "" 30 || echo "ulps.sh: $tout" >&2
 }
 
 phase() { # PHASE DEV PEERDEV
-	case_nvme "$@"
-	case_iser "$@"
-	case_srp "$@"
-	case_nfs "$@"
+	local u
+	for u in $ALL_ULPS; do has_ulp "$u" && "case_$u" "$@"; done
 }
 
 cleanup() {
@@ -530,7 +572,6 @@ grep -qs '^softib' "$DIR/ready.0" || why+=" host 2: $(cat "$DIR/ready.0" 2>/dev/
 ping -c 1 -W 10 $PEER >/dev/null || why+=" no ping reply from $PEER;"
 if [[ -z $why ]]; then result setup ok "sib1 on eth1 of both hosts, $PEER reached"
 else result setup FAIL "${why# }"; exit 1; fi
-case_smc
 
 t0=$SECONDS
 phase softib sib1 sib1
