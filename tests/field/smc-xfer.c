@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -418,6 +419,10 @@ static bool smc_mode_str(const struct smc_mode *m, char *s, size_t n)
 
 /* ------------------------------------------------------------ UEID */
 
+/* the sequence number of the last request: a reply to an earlier one (the
+ * ACK that follows CTRL_CMD_GETFAMILY's answer) is skipped */
+static uint32_t genl_seq;
+
 static int genl_send(int nl, uint16_t type, uint8_t cmd, uint16_t attr,
 		     const void *data, size_t len)
 {
@@ -434,7 +439,7 @@ static int genl_send(int nl, uint16_t type, uint8_t cmd, uint16_t attr,
 	m.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_HDRLEN + NLA_ALIGN(len));
 	m.nh.nlmsg_type = type;
 	m.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	m.nh.nlmsg_seq = cmd;
+	m.nh.nlmsg_seq = ++genl_seq;
 	m.g.cmd = cmd;
 	m.g.version = 1;
 	a->nla_type = attr;
@@ -443,46 +448,58 @@ static int genl_send(int nl, uint16_t type, uint8_t cmd, uint16_t attr,
 	return send(nl, &m, m.nh.nlmsg_len, 0) < 0 ? -1 : 0;
 }
 
-/* the reply to a genl request: the family ID for CTRL_CMD_GETFAMILY (into
- * @family_id when not NULL), 0 for an ACK; -errno */
+/* CTRL_ATTR_FAMILY_ID of a CTRL_CMD_NEWFAMILY message: 0 or -EPROTO */
+static int genl_family_id(const struct nlmsghdr *nh, uint16_t *family_id)
+{
+	size_t len = NLMSG_PAYLOAD(nh, 0), off = GENL_HDRLEN;
+	const char *p = NLMSG_DATA(nh);
+
+	while (off + NLA_HDRLEN <= len) {
+		const struct nlattr *a = (const void *)(p + off);
+
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
+			break;
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID &&
+		    a->nla_len >= NLA_HDRLEN + 2) {
+			memcpy(family_id, p + off + NLA_HDRLEN, 2);
+			return 0;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return -EPROTO;
+}
+
+/* the reply to the last genl request: the family ID for CTRL_CMD_GETFAMILY
+ * (into @family_id when not NULL), 0 for an ACK; -errno */
 static int genl_recv(int nl, uint16_t *family_id)
 {
 	static char buf[8192] __attribute__((aligned(8)));
-	ssize_t n = recv(nl, buf, sizeof(buf), 0);
-	struct nlmsghdr *nh;
 
-	if (n < 0)
-		return -errno;
-	for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = NLMSG_DATA(nh);
+	for (;;) {
+		ssize_t n = recv(nl, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
 
-			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-				return -EPROTO;
-			if (e->error || !family_id)
-				return e->error;
-			continue;	/* the ACK after the family */
-		}
-		if (nh->nlmsg_type == GENL_ID_CTRL && family_id) {
-			size_t len = NLMSG_PAYLOAD(nh, 0), off = GENL_HDRLEN;
-			const char *p = NLMSG_DATA(nh);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != genl_seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nh);
 
-			while (off + NLA_HDRLEN <= len) {
-				const struct nlattr *a = (const void *)(p + off);
-
-				if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
-					break;
-				if (a->nla_type == CTRL_ATTR_FAMILY_ID &&
-				    a->nla_len >= NLA_HDRLEN + 2) {
-					memcpy(family_id, p + off + NLA_HDRLEN, 2);
-					return 0;
-				}
-				off += NLA_ALIGN(a->nla_len);
+				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EPROTO;
+				if (e->error || !family_id)
+					return e->error;
+				continue;	/* an ACK before the family */
 			}
-			return -EPROTO;
+			if (nh->nlmsg_type == GENL_ID_CTRL && family_id)
+				return genl_family_id(nh, family_id);
 		}
 	}
-	return -EPROTO;
 }
 
 static bool ueid_valid(const char *e)
@@ -521,6 +538,9 @@ static int ueid_cmd(const char *eid, bool add)
 		fprintf(stderr, "smc-xfer: NETLINK_GENERIC: %s\n", strerror(errno));
 		return 1;
 	}
+	/* a reply that never comes ends in EAGAIN, not a hang */
+	setsockopt(nl, SOL_SOCKET, SO_RCVTIMEO,
+		   &(struct timeval){ .tv_sec = 5 }, sizeof(struct timeval));
 	err = genl_send(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
 			CTRL_ATTR_FAMILY_NAME, fam, sizeof(fam)) ? -errno :
 	      genl_recv(nl, &id);
@@ -534,8 +554,10 @@ static int ueid_cmd(const char *eid, bool add)
 			SMC_NLA_EID_TABLE_ENTRY, entry, sizeof(entry)) ? -errno :
 	      genl_recv(nl, NULL);
 	close(nl);
-	if (add && err == -EEXIST)
-		err = 0;	/* already in the table */
+	if (add && err == -EEXIST) {
+		printf("smc-xfer: UEID %s already set\n", eid);
+		return 0;
+	}
 	if (err) {
 		fprintf(stderr, "smc-xfer: %s UEID %s: %s\n",
 			add ? "add" : "remove", eid, strerror(-err));
