@@ -593,6 +593,11 @@ static int finish(int fd, bool data_ok, const char *what)
 static int run_server(void)
 {
 	static unsigned char buf[XFER_CHUNK], want[XFER_CHUNK];
+	struct sockaddr_in any = {
+		.sin_family = AF_INET,
+		.sin_port = htons(opt.port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
 	struct xfer_hdr h;
@@ -611,19 +616,10 @@ static int run_server(void)
 		return 1;
 	}
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	{
-		struct sockaddr_in a4 = {
-			.sin_family = AF_INET,
-			.sin_port = htons(opt.port),
-			.sin_addr.s_addr = htonl(INADDR_ANY),
-		};
-
-		if (bind(ls, (struct sockaddr *)&a4, sizeof(a4)) ||
-		    listen(ls, 1)) {
-			printf("%s: FAIL bind/listen on port %u: %s\n", role,
-			       opt.port, strerror(errno));
-			return 1;
-		}
+	if (bind(ls, (struct sockaddr *)&any, sizeof(any)) || listen(ls, 1)) {
+		printf("%s: FAIL bind/listen on port %u: %s\n", role, opt.port,
+		       strerror(errno));
+		return 1;
 	}
 	printf("%s: listening on port %u\n", role, opt.port);
 	fflush(stdout);
