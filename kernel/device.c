@@ -27,6 +27,7 @@
  * which takes a reference per use; 6.1 does not export that helper, and
  * softib's transmit path would then take and drop one per packet.)
  */
+#define UVERBS_MODULE_NAME softib
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <net/addrconf.h>
@@ -47,6 +48,9 @@
 #include "srq.h"
 #include "mcast.h"
 #include "doorbell.h"
+#include "dm.h"
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_std_types.h>
 
 /*
  * The active MTU is the largest IB MTU whose packets fit the netdev MTU
@@ -144,6 +148,7 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_mcast_qp_attach = SIB_MAX_MCAST_QP_ATTACH;
 	a->max_total_mcast_qp_attach = SIB_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->timestamp_mask = SIB_TIMESTAMP_MASK;
+	a->max_dm_size = SIB_MAX_DM_SIZE;
 	return 0;
 }
 
@@ -212,23 +217,67 @@ static void sib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 SIB_FW_VER & 0xffffffff);
 }
 
+/* what alloc_ucontext answers, and query_ucontext again */
+static void sib_ucontext_resp(struct sib_alloc_ucontext_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->comp_mask = SIB_UCTX_RESP_F_RING_MAGIC | SIB_UCTX_RESP_F_DB_IOCTL |
+			  SIB_UCTX_RESP_F_DB_FILE | SIB_UCTX_RESP_F_IMPORT;
+	resp->cqe_size = SIB_CQE_SIZE;
+	resp->send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
+	resp->recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
+	resp->max_inline_data = SIB_MAX_INLINE_DATA;
+}
+
 static int sib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
 	struct sib_ucontext *uc = to_sib_uc(uctx);
-	struct sib_alloc_ucontext_resp resp = {};
+	struct sib_alloc_ucontext_resp resp;
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 	xa_init(&uc->db_qps);
 	mutex_init(&uc->db_lock);
-	resp.comp_mask = SIB_UCTX_RESP_F_RING_MAGIC | SIB_UCTX_RESP_F_DB_IOCTL |
-			 SIB_UCTX_RESP_F_DB_FILE;
-	resp.cqe_size = SIB_CQE_SIZE;
-	resp.send_wqe_hdr_size = SIB_SEND_WQE_HDR_SIZE;
-	resp.recv_wqe_hdr_size = SIB_RECV_WQE_HDR_SIZE;
-	resp.max_inline_data = SIB_MAX_INLINE_DATA;
+	atomic_long_set(&uc->dm_bytes, 0);
+	sib_ucontext_resp(&resp);
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
+
+/*
+ * ib_device_ops.query_ucontext: UVERBS_METHOD_QUERY_CONTEXT, which a
+ * process calls on a context it imported (ibv_import_device), answers
+ * what alloc_ucontext answered, in SIB_ATTR_QUERY_CONTEXT_RESP_UCTX when
+ * the caller asked for it. Context: process.
+ */
+static int sib_query_ucontext(struct ib_ucontext *uctx,
+			      struct uverbs_attr_bundle *attrs)
+{
+	struct sib_alloc_ucontext_resp resp;
+
+	if (!uverbs_attr_is_valid(attrs, SIB_ATTR_QUERY_CONTEXT_RESP_UCTX))
+		return 0;
+	sib_ucontext_resp(&resp);
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     SIB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+					     &resp, sizeof(resp));
+}
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(
+	sib_query_context_attrs, UVERBS_OBJECT_DEVICE,
+	UVERBS_METHOD_QUERY_CONTEXT,
+	UVERBS_ATTR_PTR_OUT(SIB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+			    UVERBS_ATTR_STRUCT(struct sib_alloc_ucontext_resp,
+					       reserved),
+			    UA_OPTIONAL));
+
+/* ib_device.driver_def: the driver methods and attributes of every file */
+static const struct uapi_definition sib_dev_uapi_defs[] = {
+	UAPI_DEF_CHAIN(sib_uapi_defs),		/* doorbell.c */
+	UAPI_DEF_CHAIN(sib_dm_uapi_defs),
+	UAPI_DEF_CHAIN(sib_pd_uapi_defs),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sib_query_context_attrs),
+	{},
+};
 
 /* the core destroyed every object of the context before */
 static void sib_dealloc_ucontext(struct ib_ucontext *uctx)
@@ -237,6 +286,7 @@ static void sib_dealloc_ucontext(struct ib_ucontext *uctx)
 
 	sib_db_file_unbind(uc);
 	WARN_ON(!xa_empty(&uc->db_qps));
+	WARN_ON(atomic_long_read(&uc->dm_bytes));
 	xa_destroy(&uc->db_qps);
 	mutex_destroy(&uc->db_lock);
 }
@@ -321,6 +371,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	.driver_id = (enum rdma_driver_id)SIB_DRIVER_ID,
 	.uverbs_abi_ver = SIB_UVERBS_ABI_VERSION,
 	/* verbs, sorted by name */
+	SIB_VERB(alloc_dm),
 	SIB_VERB(alloc_hw_port_stats),
 	SIB_VERB(alloc_mr),
 	SIB_VERB(alloc_mw),
@@ -333,6 +384,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(create_qp),
 	SIB_VERB(create_srq),
 	.create_user_ah = sib_create_ah,
+	SIB_VERB(dealloc_dm),
 	SIB_VERB(dealloc_driver),
 	SIB_VERB(dealloc_mw),
 	SIB_VERB(dealloc_pd),
@@ -368,6 +420,8 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(query_port),
 	SIB_VERB(query_qp),
 	SIB_VERB(query_srq),
+	SIB_VERB(query_ucontext),
+	SIB_VERB(reg_dm_mr),
 	SIB_VERB(reg_user_mr),
 	SIB_VERB(req_notify_cq),
 	SIB_VERB(rereg_user_mr),
@@ -434,7 +488,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &sib_dev_ops);
-	ibdev->driver_def = sib_uapi_defs;	/* the ioctl doorbell */
+	ibdev->driver_def = sib_dev_uapi_defs;
 }
 
 /**

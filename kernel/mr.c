@@ -325,6 +325,51 @@ err_free:
 }
 
 /**
+ * sib_mr_reg_pages() - an MR on pages its caller owns: device memory
+ * @pd: PD
+ * @pages: the pages, the MR's first byte in the first of them
+ * @npages: entries of @pages
+ * @page_off: offset of the MR's first byte in @pages[0]
+ * @length: bytes (0 allowed: an MR no access can touch but one of 0 bytes)
+ * @access: IB_ACCESS_* flags, IB_ZERO_BASED among them
+ *
+ * The MR is zero based: address 0 is its first byte, for L_Key and R_Key
+ * accesses alike. @pages must stay valid until sib_dereg_mr() returned,
+ * which does not free them. Context: process. Return: the MR or
+ * ERR_PTR(-EINVAL for a range beyond @pages, -ENOMEM).
+ */
+struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
+			       unsigned long npages, unsigned int page_off,
+			       u64 length, int access)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	struct sib_mr *mr;
+	int err;
+
+	if (page_off >= PAGE_SIZE ||
+	    (u64)page_off + length > (u64)npages << PAGE_SHIFT)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dev = dev;
+	mr->type = SIB_MR_DM;
+	mr->access = access;
+	mr->length = length;
+	mr->pages = pages;
+	mr->npages = npages;
+	mr->page_off = page_off;
+	err = sib_mr_insert(dev, mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+}
+
+/**
  * sib_dereg_mr() - ib_device_ops.dereg_mr
  * @ibmr: MR
  * @udata: unused
@@ -344,7 +389,9 @@ int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return err;
 	if (mr->umem)
 		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
+	/* a DM MR's pages are the DM's (dm.c), which outlives it */
+	if (mr->type != SIB_MR_DM)
+		kvfree(mr->pages);
 	kfree(mr->fr_pages);
 	/* a hint read in an RCU section before mr_gen moved may still look */
 	kfree_rcu(mr, rcu);
@@ -922,7 +969,7 @@ static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 		return 0;
 	if (mr->type == SIB_MR_DMA)
 		return fn(io, NULL, (void *)(uintptr_t)iova, 0, len);
-	if (mr->type != SIB_MR_USER || !mr->pages)
+	if (!sib_mr_has_pages(mr) || !mr->pages)
 		return fn == sib_page_from_skb ?
 		       sib_mr_bounce_from_skb(mr, iova, len, io) : -EOPNOTSUPP;
 	if (iova < mr->iova || len > mr->length ||
@@ -1118,7 +1165,7 @@ int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 {
 	struct sib_skb_io io = { .skb = skb };
 
-	if (mr->type != SIB_MR_USER)
+	if (!sib_mr_has_pages(mr))
 		return -EOPNOTSUPP;
 	return sib_mr_walk(mr, iova, len, sib_page_to_frag, &io);
 }

@@ -10,12 +10,27 @@
 #define SIB_MAX_FR_PAGES	(1U << 16)
 
 void sib_copy_init(void);
+
+/**
+ * sib_mr_has_pages() - the MR's bytes are in @mr->pages
+ * @mr: MR
+ *
+ * User MRs (pinned pages) and DM MRs (pages of device memory): what the
+ * page walks and zero-copy transmits of mr.c can use. Context: any.
+ */
+static inline bool sib_mr_has_pages(const struct sib_mr *mr)
+{
+	return mr->type == SIB_MR_USER || mr->type == SIB_MR_DM;
+}
 struct ib_mr *sib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				u64 length, u64 iova, int access,
 				struct ib_pd *pd, struct ib_udata *udata);
+struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
+			       unsigned long npages, unsigned int page_off,
+			       u64 length, int access);
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_num_sg);

@@ -28,6 +28,8 @@
 #define SIB_MAX_CQE		1048575		/* parameter; ring of up to 1M entries - 1 (libfabric's rxm asks (tx + rx) x 256) */
 #define SIB_MAX_MR		65536		/* parameter */
 #define SIB_MAX_MR_SIZE		(1ULL << 40)
+/* device memory (ibv_alloc_dm, dm.c): bytes a user context may hold at once */
+#define SIB_MAX_DM_SIZE		(128 * 1024)
 #define SIB_MAX_PD		65536		/* parameter */
 #define SIB_MAX_AH		65536		/* parameter */
 #define SIB_MAX_SRQ		16384		/* parameter */

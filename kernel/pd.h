@@ -4,6 +4,8 @@
 
 #include "softib.h"
 
+extern const struct uapi_definition sib_pd_uapi_defs[];
+
 int sib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 

@@ -89,6 +89,49 @@ int sib_ring_alloc_kernel(struct sib_ring *r, u32 num, u32 stride)
 }
 
 /**
+ * sib_mmap_expose() - make vmalloc_user() memory mappable by a process
+ * @uctx: user context
+ * @buf: vmalloc_user() memory of @size bytes, a whole number of pages
+ * @size: bytes to map
+ * @offset: out, mmap offset to give user space
+ *
+ * The memory is owned by the returned entry from now on: sib_mmap_free()
+ * frees it once sib_mmap_remove() was called and no mapping is left.
+ * Context: process. Return: the entry or ERR_PTR(-ENOMEM, ...).
+ */
+struct sib_mmap_entry *sib_mmap_expose(struct ib_ucontext *uctx, void *buf,
+				       size_t size, u64 *offset)
+{
+	struct sib_mmap_entry *e;
+	int err;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	e->buf = buf;
+	e->size = size;
+	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, size);
+	if (err) {
+		kfree(e);
+		return ERR_PTR(err);
+	}
+	*offset = rdma_user_mmap_get_offset(&e->rdma);
+	return e;
+}
+
+/**
+ * sib_mmap_remove() - no new mapping of an entry from sib_mmap_expose()
+ * @e: the entry
+ *
+ * Mappings that exist keep their pages (see the top of this file).
+ * Context: process.
+ */
+void sib_mmap_remove(struct sib_mmap_entry *e)
+{
+	rdma_user_mmap_entry_remove(&e->rdma);
+}
+
+/**
  * sib_ring_expose() - make @r mappable by the owner of @uctx
  * @r: ring from sib_ring_alloc() (not sib_ring_alloc_kernel())
  * @uctx: user context
@@ -102,23 +145,13 @@ int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 		    u64 *offset, u64 *size)
 {
 	struct sib_mmap_entry *e;
-	int err;
 
 	if (WARN_ON_ONCE(!r->user))
 		return -EINVAL;
-
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	e->buf = r->buf;
-	e->size = r->size;
-	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, r->size);
-	if (err) {
-		kfree(e);
-		return err;
-	}
+	e = sib_mmap_expose(uctx, r->buf, r->size, offset);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	r->mentry = e;
-	*offset = rdma_user_mmap_get_offset(&e->rdma);
 	*size = r->size;
 	return 0;
 }
@@ -138,7 +171,7 @@ void sib_ring_free(struct sib_ring *r)
 	if (r->hdr)
 		smp_store_release(&r->hdr->magic, 0);
 	if (r->mentry)
-		rdma_user_mmap_entry_remove(&r->mentry->rdma);
+		sib_mmap_remove(r->mentry);
 	else
 		kvfree(r->buf);
 	r->buf = NULL;

@@ -20,6 +20,9 @@ static inline struct ib_ucontext *sib_udata_uctx(struct ib_udata *udata)
 
 int sib_ring_alloc(struct sib_ring *r, u32 num, u32 stride);
 int sib_ring_alloc_kernel(struct sib_ring *r, u32 num, u32 stride);
+struct sib_mmap_entry *sib_mmap_expose(struct ib_ucontext *uctx, void *buf,
+				       size_t size, u64 *offset);
+void sib_mmap_remove(struct sib_mmap_entry *e);
 int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 		    u64 *offset, u64 *size);
 void sib_ring_free(struct sib_ring *r);

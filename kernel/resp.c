@@ -415,7 +415,7 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 				  IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
-		if (mr->type == SIB_MR_USER &&
+		if (sib_mr_has_pages(mr) &&
 		    (va < mr->iova || len > mr->length ||
 		     va - mr->iova > mr->length - len)) {
 			sib_mr_put(mr);
@@ -592,7 +592,7 @@ static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
 	struct sk_buff *skb;
 	int err;
 
-	if (len >= SIB_ZCOPY_MIN && mr->type == SIB_MR_USER) {
+	if (len >= SIB_ZCOPY_MIN && sib_mr_has_pages(mr)) {
 		skb = sib_skb_alloc(qp->dev, hdr_len);
 		if (!skb)
 			return NULL;

@@ -105,6 +105,8 @@ static inline void sib_counter_inc(struct sib_dev *dev, enum sib_counter c)
  * @db_file: the bound /dev/softib_db file, or NULL (doorbell.c)
  * @db_unbind: softib_db.ko's sib_dbf_unbind(), held by symbol_get()
  *	       while @db_file is set
+ * @dm_bytes: bytes of device memory the context holds (dm.c), at most
+ *	      SIB_MAX_DM_SIZE
  */
 struct sib_ucontext {
 	struct ib_ucontext ibuc;
@@ -112,6 +114,7 @@ struct sib_ucontext {
 	struct mutex db_lock;
 	struct file *db_file;
 	void (*db_unbind)(struct file *file);
+	atomic_long_t dm_bytes;
 };
 
 struct sib_pd {
@@ -147,6 +150,7 @@ enum sib_mr_type {
 	SIB_MR_DMA,
 	SIB_MR_USER,
 	SIB_MR_FRMR,			/* fast registration (IB_MR_TYPE_MEM_REG) */
+	SIB_MR_DM,			/* on device memory (dm.c): its pages, zero based */
 };
 
 /*
@@ -156,6 +160,9 @@ enum sib_mr_type {
  *	 work (REG_MR, LOCAL_INV), read with READ_ONCE by lookups.
  * @num_mw: memory windows bound to this MR; dereg refuses while > 0
  * @ref: engines hold a reference while copying; dereg waits for 0
+ * @pages, @npages: a user MR's pinned pages (its own array), or the pages
+ *	 of the device memory a DM MR lies in (the DM's array, from the
+ *	 MR's first page on)
  * @fr_pages, @fr_max, @fr_npages, @fr_shift: page list of a fast-reg MR
  *	 (kernel virtual addresses), its capacity, fill and page size
  */

@@ -44,6 +44,28 @@ static int sib_driver_ioctl(int cmd_fd, uint16_t object, uint16_t method,
 	return 0;
 }
 
+int sib_uverbs_ioctl(int cmd_fd, uint16_t object, uint16_t method,
+		     const struct ib_uverbs_attr *attrs, unsigned int num_attrs)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[SIB_IOCTL_MAX_ATTRS];
+	} req;
+
+	if (num_attrs > SIB_IOCTL_MAX_ATTRS)
+		return EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req.hdr) + num_attrs * sizeof(req.attr[0]);
+	req.hdr.object_id = object;
+	req.hdr.method_id = method;
+	req.hdr.num_attrs = num_attrs;
+	req.hdr.driver_id = SIB_DRIVER_ID;
+	memcpy(req.attr, attrs, num_attrs * sizeof(req.attr[0]));
+	if (ioctl(cmd_fd, RDMA_VERBS_IOCTL, &req))
+		return errno ? errno : EIO;
+	return 0;
+}
+
 /*
  * Open /dev/softib_db and bind it to the context (see softib-abi.h);
  * -1 when the kernel or the machine has none, or it cannot be bound:

@@ -113,6 +113,12 @@ struct verbs_mr {
 	int access;
 };
 
+/* Device memory: the public ibv_dm and the kernel's handle of it. */
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -171,6 +177,12 @@ struct verbs_sysfs_dev {
 };
 
 struct verbs_device;
+/*
+ * libibverbs' ioctl command buffer: softib passes none (NULL links), so it
+ * stays an incomplete type here; the driver methods softib calls are built
+ * by hand (softib-abi.h, doorbell.c).
+ */
+struct ibv_command_buffer;
 
 /* The provider's registration record. */
 struct verbs_device_ops {
@@ -676,6 +688,10 @@ int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah, struct ibv_ah_attr *attr, struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int ibv_cmd_alloc_dm(struct ibv_context *ctx, const struct ibv_alloc_dm_attr *dm_attr, struct verbs_dm *dm, struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm, uint64_t offset, size_t length, unsigned int access, struct verbs_mr *vmr, struct ibv_command_buffer *link);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr, uint32_t mr_handle);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 
 /* ------------------------------------------------------------------ */

@@ -130,6 +130,22 @@ struct sib_context {
 };
 
 /*
+ * Device memory (dm.c): the kernel's memory of the DM, mapped at @buf
+ * (@mmap_size bytes, the first @length of them the DM's).
+ */
+struct sib_dm {
+	struct verbs_dm vdm;
+	void *buf;
+	size_t mmap_size;
+	uint64_t length;
+};
+
+static inline struct sib_dm *to_sib_dm(struct ibv_dm *dm)
+{
+	return (struct sib_dm *)dm;
+}
+
+/*
  * A protection domain, or a parent domain (ibv_alloc_parent_domain) that
  * wraps one: then @protection_domain is the PD inside (whose kernel handle
  * the parent domain carries) and @alloc/@free, when set, allocate the
@@ -359,6 +375,30 @@ void sib_munmap_ring(struct sib_ring *ring);
 int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 
+/* dm.c: device memory, MRs on it */
+/** sib_alloc_dm() - ibv_alloc_dm verb. Return: the DM or NULL, errno set. */
+struct ibv_dm *sib_alloc_dm(struct ibv_context *ctx,
+			    struct ibv_alloc_dm_attr *attr);
+/** sib_free_dm() - ibv_free_dm verb. Return: 0 or errno (EBUSY: MRs on it). */
+int sib_free_dm(struct ibv_dm *dm);
+/**
+ * sib_import_dm() - ibv_import_dm verb: the DM of @dm_handle in the
+ * (imported) context @ctx, mapped again. Return: the DM or NULL, errno set
+ * (ENOENT: no DM of that handle).
+ */
+struct ibv_dm *sib_import_dm(struct ibv_context *ctx, uint32_t dm_handle);
+/** sib_unimport_dm() - ibv_unimport_dm verb: unmap, the DM itself stays. */
+void sib_unimport_dm(struct ibv_dm *dm);
+/**
+ * sib_reg_dm_mr() - ibv_reg_dm_mr verb: a zero-based MR on @length bytes of
+ * @dm from @dm_offset. Return: the MR or NULL, errno set (EINVAL: access
+ * flags other than zero based, local write, remote read/write/atomic, or a
+ * range beyond the DM).
+ */
+struct ibv_mr *sib_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			     uint64_t dm_offset, size_t length,
+			     unsigned int access);
+
 /* device.c: the device's attributes */
 /** sib_query_device_ex() - ibv_query_device_ex verb (a uverbs command). */
 int sib_query_device_ex(struct ibv_context *ctx,
@@ -418,6 +458,17 @@ void *sib_obj_calloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 void sib_obj_free(void *obj, const struct sib_obj_mem *mem);
 
 /* doorbell.c: publishing the SQ, the send doorbells, the doorbell file */
+#define SIB_IOCTL_MAX_ATTRS 4
+/**
+ * sib_uverbs_ioctl() - call a method of the uverbs ioctl interface
+ * (RDMA_VERBS_IOCTL on @cmd_fd) with @num_attrs attributes, at most
+ * SIB_IOCTL_MAX_ATTRS, built by the caller: for the driver methods and
+ * attributes of softib-abi.h, which libibverbs has no wrapper for.
+ * Return: 0 or the errno of ioctl() (EINVAL for too many attributes).
+ */
+struct ib_uverbs_attr;
+int sib_uverbs_ioctl(int cmd_fd, uint16_t object, uint16_t method,
+		     const struct ib_uverbs_attr *attrs, unsigned int num_attrs);
 /**
  * sib_db_file_prepare() - open and bind the context's doorbell file the first
  * time a QP is created in it (an application that never creates a QP, such

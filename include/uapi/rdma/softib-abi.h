@@ -211,6 +211,7 @@ struct sib_cqe {
 #define SIB_UCTX_RESP_F_RING_MAGIC	(1U << 0)	/* ring headers carry SIB_RING_MAGIC */
 #define SIB_UCTX_RESP_F_DB_IOCTL	(1U << 1)	/* SIB_METHOD_QP_DOORBELL exists */
 #define SIB_UCTX_RESP_F_DB_FILE		(1U << 2)	/* SIB_METHOD_DB_BIND exists */
+#define SIB_UCTX_RESP_F_IMPORT		(1U << 3)	/* the import methods below exist */
 
 /*
  * The ioctl doorbell (announced by SIB_UCTX_RESP_F_DB_IOCTL): a driver
@@ -271,6 +272,57 @@ enum sib_db_bind_attrs {
 
 enum sib_qp_doorbell_attrs {
 	SIB_ATTR_QP_DOORBELL_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+/*
+ * Device memory and imported objects (announced by SIB_UCTX_RESP_F_IMPORT).
+ *
+ * Device memory (ibv_alloc_dm) is kernel memory of the device, accounted
+ * per context up to max_dm_size bytes (query_device_ex), which the
+ * process maps with mmap() on the uverbs fd: ibv_memcpy_to_dm/from_dm are
+ * plain copies. SIB_METHOD_DM_QUERY, a driver method of the DM object,
+ * answers where: struct ib_uverbs_ioctl_hdr { .object_id =
+ * UVERBS_OBJECT_DM, .method_id = SIB_METHOD_DM_QUERY, .num_attrs = 2,
+ * .driver_id = SIB_DRIVER_ID }, then the attributes
+ * SIB_ATTR_DM_QUERY_HANDLE (.data = the DM's handle) and
+ * SIB_ATTR_DM_QUERY_RESP (.data = a pointer to struct sib_dm_query_resp,
+ * .len = its size). MRs on device memory (ibv_reg_dm_mr) are zero based.
+ *
+ * An imported context (ibv_import_device: a dup of another context's
+ * uverbs fd) learns what alloc_ucontext answered through
+ * UVERBS_METHOD_QUERY_CONTEXT with the driver attribute
+ * SIB_ATTR_QUERY_CONTEXT_RESP_UCTX (struct sib_alloc_ucontext_resp).
+ * SIB_METHOD_PD_QUERY (object UVERBS_OBJECT_PD, one attribute
+ * SIB_ATTR_PD_QUERY_HANDLE) checks that a handle names a PD of the
+ * context (ibv_import_pd); it answers nothing else.
+ * Errors: ENOENT a handle that names no object of that kind in this
+ * context, EIO the device went away.
+ */
+enum sib_dm_methods {
+	SIB_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_dm_query_attrs {
+	SIB_ATTR_DM_QUERY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SIB_ATTR_DM_QUERY_RESP,
+};
+
+struct sib_dm_query_resp {
+	__aligned_u64 mmap_offset;	/* pass to mmap() on the uverbs fd */
+	__aligned_u64 mmap_size;	/* bytes to map: the length, page aligned */
+	__aligned_u64 length;		/* bytes of device memory */
+};
+
+enum sib_pd_methods {
+	SIB_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_pd_query_attrs {
+	SIB_ATTR_PD_QUERY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_query_context_attrs {
+	SIB_ATTR_QUERY_CONTEXT_RESP_UCTX = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 struct sib_alloc_ucontext_resp {
