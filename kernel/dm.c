@@ -57,21 +57,47 @@ static inline struct sib_dm *to_sib_dm(struct ib_dm *ibdm)
 	return container_of(ibdm, struct sib_dm, ibdm);
 }
 
-/* take @size bytes of the context's budget; false when it is spent */
-static bool sib_dm_charge(struct sib_ucontext *uc, size_t size)
+/**
+ * sib_dm_charge() - take bytes of a context's device memory budget
+ * @bytes: the bytes the context holds (struct sib_ucontext.dm_bytes)
+ * @size: bytes to take
+ * @limit: bytes the context may hold at most
+ *
+ * Lock-free: processes sharing a context (fork, an imported context) may
+ * allocate at the same time; together they never exceed @limit.
+ * Context: any. Return: true when taken, false when that would exceed
+ * @limit (nothing taken).
+ */
+bool sib_dm_charge(atomic_long_t *bytes, size_t size, size_t limit)
 {
-	long old = atomic_long_read(&uc->dm_bytes);
+	long old = atomic_long_read(bytes);
 
 	do {
-		if (size > SIB_MAX_DM_SIZE || old > SIB_MAX_DM_SIZE - size)
+		if (size > limit || old > (long)(limit - size))
 			return false;
-	} while (!atomic_long_try_cmpxchg(&uc->dm_bytes, &old, old + size));
+	} while (!atomic_long_try_cmpxchg(bytes, &old, old + size));
 	return true;
 }
 
-static void sib_dm_uncharge(struct sib_ucontext *uc, size_t size)
+/**
+ * sib_dm_mr_check() - may an MR on device memory have these attributes
+ * @dm_length: bytes of the DM
+ * @offset: offset of the MR's first byte in the DM
+ * @length: bytes of the MR (0 allowed)
+ * @access: IB_ACCESS_* flags of the MR
+ *
+ * The MR is zero based (IB_ZERO_BASED required) and may allow local
+ * write and remote read, write and atomics; memory windows and on-demand
+ * paging make no sense on device memory. Context: any.
+ * Return: 0, -EINVAL for other access flags or a range beyond the DM.
+ */
+int sib_dm_mr_check(u64 dm_length, u64 offset, u64 length, int access)
 {
-	atomic_long_sub(size, &uc->dm_bytes);
+	if ((access & ~SIB_DM_MR_ACCESS) || !(access & IB_ZERO_BASED))
+		return -EINVAL;
+	if (offset > dm_length || length > dm_length - offset)
+		return -EINVAL;
+	return 0;
 }
 
 static int sib_dm_fill_pages(struct sib_dm *dm)
@@ -116,7 +142,7 @@ struct ib_dm *sib_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 		return ERR_PTR(-ENOMEM);
 	dm->uc = uc;
 	dm->size = PAGE_ALIGN(attr->length);
-	if (!sib_dm_charge(uc, dm->size)) {
+	if (!sib_dm_charge(&uc->dm_bytes, dm->size, SIB_MAX_DM_SIZE)) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -140,7 +166,7 @@ err_pages:
 err_vfree:
 	vfree(dm->buf);
 err_uncharge:
-	sib_dm_uncharge(uc, dm->size);
+	atomic_long_sub(dm->size, &uc->dm_bytes);
 err_free:
 	kfree(dm);
 	return ERR_PTR(err);
@@ -160,15 +186,10 @@ int sib_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
 	/* the entry frees the memory when no mapping is left */
 	sib_mmap_remove(dm->mentry);
 	kvfree(dm->pages);
-	sib_dm_uncharge(dm->uc, dm->size);
+	atomic_long_sub(dm->size, &dm->uc->dm_bytes);
 	kfree(dm);
 	return 0;
 }
-
-/* what an MR on device memory may allow (IBTA 10.6.3.1 access rights) */
-#define SIB_DM_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ZERO_BASED)
 
 /**
  * sib_reg_dm_mr() - ib_device_ops.reg_dm_mr: an MR on device memory
@@ -189,13 +210,12 @@ struct ib_mr *sib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
 {
 	struct sib_dm *dm = to_sib_dm(ibdm);
 	unsigned long first;
+	int err;
 
-	if ((attr->access_flags & ~SIB_DM_MR_ACCESS) ||
-	    !(attr->access_flags & IB_ZERO_BASED))
-		return ERR_PTR(-EINVAL);
-	if (attr->offset > ibdm->length || attr->length > ibdm->length ||
-	    attr->length > ibdm->length - attr->offset)
-		return ERR_PTR(-EINVAL);
+	err = sib_dm_mr_check(ibdm->length, attr->offset, attr->length,
+			      attr->access_flags);
+	if (err)
+		return ERR_PTR(err);
 	first = attr->offset >> PAGE_SHIFT;
 	return sib_mr_reg_pages(pd, dm->pages + first,
 				dm->npages - min(first, dm->npages),

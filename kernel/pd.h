@@ -2,6 +2,8 @@
 #ifndef SIB_PD_H
 #define SIB_PD_H
 
+#include <rdma/uverbs_ioctl.h>
+
 #include "softib.h"
 
 extern const struct uapi_definition sib_pd_uapi_defs[];
