@@ -53,6 +53,19 @@ static int sib_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 	return ret;
 }
 
+void sib_dm_attach(struct sib_dm *dm, struct ibv_context *ctx, void *buf,
+		   size_t mmap_size, uint64_t length)
+{
+	dm->buf = buf;
+	dm->mmap_size = mmap_size;
+	dm->length = length;
+	dm->vdm.dm.context = ctx;
+	dm->vdm.dm.handle = dm->vdm.handle;
+	dm->vdm.dm.comp_mask = 0;
+	dm->vdm.dm.memcpy_to_dm = sib_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = sib_memcpy_from_dm;
+}
+
 /* ask the kernel where the DM of dm->vdm.handle is, and map it */
 static int sib_dm_map(struct ibv_context *ctx, struct sib_dm *dm)
 {
@@ -80,13 +93,7 @@ static int sib_dm_map(struct ibv_context *ctx, struct sib_dm *dm)
 		 ctx->cmd_fd, resp.mmap_offset);
 	if (p == MAP_FAILED)
 		return errno;
-	dm->buf = p;
-	dm->mmap_size = resp.mmap_size;
-	dm->length = resp.length;
-	dm->vdm.dm.context = ctx;
-	dm->vdm.dm.handle = dm->vdm.handle;
-	dm->vdm.dm.memcpy_to_dm = sib_memcpy_to_dm;
-	dm->vdm.dm.memcpy_from_dm = sib_memcpy_from_dm;
+	sib_dm_attach(dm, ctx, p, resp.mmap_size, resp.length);
 	return 0;
 }
 

@@ -376,6 +376,14 @@ int sib_post_recv_ring(struct sib_wq *rq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 
 /* dm.c: device memory, MRs on it */
+/**
+ * sib_dm_attach() - make @dm the DM whose @length bytes are at @buf (a
+ * mapping of @mmap_size bytes) in @ctx, with the copies of
+ * ibv_memcpy_to_dm/from_dm: whole 4-byte words inside the DM (EINVAL for
+ * an offset or length not a multiple of 4, EFAULT for a range beyond it).
+ */
+void sib_dm_attach(struct sib_dm *dm, struct ibv_context *ctx, void *buf,
+		   size_t mmap_size, uint64_t length);
 /** sib_alloc_dm() - ibv_alloc_dm verb. Return: the DM or NULL, errno set. */
 struct ibv_dm *sib_alloc_dm(struct ibv_context *ctx,
 			    struct ibv_alloc_dm_attr *attr);

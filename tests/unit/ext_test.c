@@ -2,7 +2,8 @@
 /*
  * Extended verbs without a device: parent-domain allocators (which memory
  * a QP's or CQ's provider state comes from, references on the domains)
- * and the ibv_cq_ex timestamp readers on a ring the test fills.
+ * and the ibv_cq_ex timestamp readers on a ring the test fills; the
+ * device memory copies on a buffer standing in for the mapping.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,8 +134,46 @@ static void test_cq_timestamps(void)
 	free(cq.ring.buf);
 }
 
+static void test_dm_copies(void)
+{
+	uint8_t mem[4096], host[128], back[128];
+	struct sib_dm dm;
+	struct ibv_dm *d = &dm.vdm.dm;
+	size_t i;
+
+	memset(&dm, 0, sizeof(dm));
+	memset(mem, 0xee, sizeof(mem));
+	dm.vdm.handle = 5;
+	sib_dm_attach(&dm, NULL, mem, sizeof(mem), 100);
+	SIB_CHECK(d->handle == 5 && d->comp_mask == 0, "DM handle, comp_mask");
+	for (i = 0; i < sizeof(host); i++)
+		host[i] = (uint8_t)i;
+	SIB_CHECK(d->memcpy_to_dm(d, 8, host, 92) == 0 &&
+		  !memcmp(mem + 8, host, 92) && mem[7] == 0xee && mem[100] == 0xee,
+		  "copy to DM up to its last byte, nothing around it");
+	memset(back, 0, sizeof(back));
+	SIB_CHECK(d->memcpy_from_dm(back, d, 8, 92) == 0 && !memcmp(back, host, 92),
+		  "copy from DM");
+	SIB_CHECK(d->memcpy_to_dm(d, 0, host, 0) == 0 &&
+		  d->memcpy_from_dm(back, d, 100, 0) == 0, "0 bytes, also at the end");
+	/* whole words only */
+	SIB_CHECK(d->memcpy_to_dm(d, 1, host, 4) == EINVAL &&
+		  d->memcpy_to_dm(d, 4, host, 3) == EINVAL &&
+		  d->memcpy_from_dm(back, d, 2, 4) == EINVAL &&
+		  d->memcpy_from_dm(back, d, 4, 6) == EINVAL,
+		  "unaligned offset or length: EINVAL");
+	/* inside the DM's 100 bytes, not the mapping's 4096 */
+	SIB_CHECK(d->memcpy_to_dm(d, 0, host, 104) == EFAULT &&
+		  d->memcpy_to_dm(d, 104, host, 4) == EFAULT &&
+		  d->memcpy_from_dm(back, d, 100, 4) == EFAULT &&
+		  d->memcpy_from_dm(back, d, 0xfffffffffffffffcULL, 8) == EFAULT,
+		  "beyond the DM, wrapping ranges: EFAULT");
+	SIB_CHECK(mem[100] == 0xee && mem[104] == 0xee, "refused copies wrote nothing");
+}
+
 void sib_ext_tests(void)
 {
 	test_parent_domain_alloc();
 	test_cq_timestamps();
+	test_dm_copies();
 }

@@ -25,7 +25,7 @@ int sib_unit_result(int ok, const char *file, int line, const char *fmt, ...)
 void sib_abi_tests(void);
 /** sib_ring_tests() - ring math, WQE encoding and CQE decoding. */
 void sib_ring_tests(void);
-/** sib_ext_tests() - parent-domain allocators, CQ timestamps. */
+/** sib_ext_tests() - parent-domain allocators, CQ timestamps, DM copies. */
 void sib_ext_tests(void);
 
 #endif
