@@ -13,6 +13,9 @@ Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to 
                  IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE, the port state follows
   link_delete    ib_write_bw (server and client) on a device over a veth; rdma link delete;
                  ibv_asyncwatch on the device sees IBV_EVENT_DEVICE_FATAL
+  dm_gone        device memory and a zero-based MR on it held by a process (tests/dm-gone.py)
+                 while rdma link delete removes the device: the delete returns, the
+                 process's mapping keeps its bytes, the process exits cleanly
   netdev_delete  ibv_rc_pingpong on a device over a veth; ip link delete of that veth
   netdev_delete_perftest  ib_write_bw -D 30 server and client on a device over a veth (their
                  out-of-band TCP over 127.0.0.1); ip link delete of the veth: both exit with
@@ -58,7 +61,7 @@ TL_PREFIX=lifecycle_
 want() { [[ -z $ONLY || $ONLY == "$1" ]]; }
 # the cases, in the order they run below (--only limits* runs the four limits_* cases)
 lc=()
-for lcc in port_events link_delete netdev_delete netdev_delete_perftest rmmod_idle rmmod_live; do
+for lcc in port_events link_delete dm_gone netdev_delete netdev_delete_perftest rmmod_idle rmmod_live; do
 	want $lcc && lc+=("$lcc")
 done
 [[ -z $ONLY || $ONLY == limits* ]] && lc+=(limits_devinfo limits_queue_size limits_create limits_bad_value)
@@ -200,6 +203,29 @@ if want link_delete; then
 	fi
 	ip link delete lcv0 2>/dev/null
 	finish link_delete
+fi
+
+# ---------------------------------------------------------------- device memory, device gone
+if want dm_gone; then
+	echo "== dm_gone: device memory and an MR on it held on siblc (veth lcv0), rdma link delete siblc"
+	why="" detail=""
+	veth_up && rdma link add siblc type softib netdev lcv0 && wait_gid siblc $VA || why+=" setup failed;"
+	if [[ -z $why ]]; then
+		rc=0
+		timeout -s KILL "$BOUND" python3 -u "$HERE/../dm-gone.py" siblc >"$OUT/dm.o" 2>&1 || rc=$?
+		cat "$OUT/dm.o"
+		if ((rc == 0)) && grep -q '^dm-gone: ok' "$OUT/dm.o"; then
+			detail+=" $(grep -m1 '^dm-gone: ok' "$OUT/dm.o" | cut -d' ' -f3-);"
+		else
+			why+=" dm-gone.py exit $rc: $(grep -m1 '^dm-gone: FAIL' "$OUT/dm.o");"
+		fi
+		dev_gone siblc || why+=" siblc still there;"
+		rdma link add siblc type softib netdev lcv0 || why+=" rdma link add again failed;"
+		usable siblc $VA 18606
+		rdma link delete siblc 2>/dev/null
+	fi
+	ip link delete lcv0 2>/dev/null
+	finish dm_gone
 fi
 
 # ---------------------------------------------------------------- ip link delete
