@@ -13,8 +13,9 @@ Cases (each prints "RESULT lifecycle_<name> ok|FAIL <detail>", also appended to 
                  IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE, the port state follows
   link_delete    ib_write_bw (server and client) on a device over a veth; rdma link delete;
                  ibv_asyncwatch on the device sees IBV_EVENT_DEVICE_FATAL
-  dm_gone        device memory and a zero-based MR on it held by a process (tests/dm-gone.py)
-                 while rdma link delete removes the device: the delete returns, the
+  dm_gone        device memory and a zero-based MR on it held by a process (tests/dm-gone.py;
+                 also bogus handles refused by an imported context: ENOENT) while
+                 rdma link delete removes the device: the delete returns, the
                  process's mapping keeps its bytes, the process exits cleanly
   netdev_delete  ibv_rc_pingpong on a device over a veth; ip link delete of that veth
   netdev_delete_perftest  ib_write_bw -D 30 server and client on a device over a veth (their
