@@ -15,6 +15,9 @@ set -uo pipefail
 LOOPS=10 ORDER="sib rxe sib" TRACE=0 GRAPH="" DEPTH=3
 ADDR=10.0.2.15 NQN=sib-nvme-loop CFS=/sys/kernel/config/nvmet
 KO=${VM_SOFTIB_KO:-}
+# the softib.ko loaded now (tools/vm-run loaded the guest's)
+LOADED=""
+[[ -d /sys/module/softib ]] && LOADED=$KO
 while (($#)); do
 	case $1 in
 	--loops) LOOPS=${2:?}; shift 2 ;;
@@ -57,19 +60,22 @@ dev_down() {
 }
 dev_up() { # sib|sib=KO|rxe: sib=KO loads softib from KO (in place of a loaded one)
 	dev_down
-	if [[ $1 == sib=* ]]; then
+	if [[ $1 == rxe ]]; then
 		[[ -d /sys/module/softib ]] && rmmod softib
-		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
-		insmod "${1#sib=}" || return 1
-		rdma link add sib0 type softib netdev eth0 || return 1
-		DEV=sib0
-	elif [[ $1 == rxe ]]; then
-		[[ -d /sys/module/softib ]] && rmmod softib
+		LOADED=""
 		modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
 		DEV=rxe0
 	else
-		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
-		[[ -d /sys/module/softib ]] || insmod "$KO" || return 1
+		# sib: the guest's module (tools/vm-run's, or --ko); sib=KO: that one
+		local ko=$KO
+		[[ $1 == sib=* ]] && ko=${1#sib=}
+		[[ -n $ko ]] || { echo "nvme-loop.sh: no softib.ko to load (--ko)"; return 1; }
+		if [[ $LOADED != "$ko" ]]; then
+			[[ -d /sys/module/softib ]] && rmmod softib
+			modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
+			insmod "$ko" || return 1
+			LOADED=$ko
+		fi
 		rdma link add sib0 type softib netdev eth0 || return 1
 		DEV=sib0
 	fi
