@@ -272,12 +272,29 @@ int sib_dcqcn_advance(struct sib_cc_rp *rp, const u32 *prm, u64 now,
 }
 
 /**
+ * sib_cc_burst() - the most credit a QP limited to @rate may save up
+ * @rate: Rc, Mbit/s
+ *
+ * What a late pacing timer or an idle send queue lets the QP send at
+ * once: 1 ms of @rate, at least SIB_CC_BURST_MIN_BYTES, at most
+ * SIB_CC_BURST_BYTES. A fixed 16 KiB is 5 us at 25 Gbit/s but 26 ms at
+ * 5 Mbit/s: the limited QPs of a slow bottleneck then met in bursts that
+ * filled its queue while their average rates were below its rate.
+ * Context: any. Return: bytes.
+ */
+u32 sib_cc_burst(u32 rate)
+{
+	return clamp_t(u64, (u64)rate * SIB_CC_BURST_RATE_BYTES,
+		       SIB_CC_BURST_MIN_BYTES, SIB_CC_BURST_BYTES);
+}
+
+/**
  * sib_cc_credit() - pacing: refill and charge the token bucket
  * @rp: a limited reaction point
  * @now: ns
  * @sent: bytes sent since the last call
  *
- * Credit grows at Rc up to SIB_CC_BURST_BYTES and pays for @sent.
+ * Credit grows at Rc up to sib_cc_burst() and pays for @sent.
  * Context: any (on state the caller owns). Return: 0 when there is
  * credit to send a packet, else the ns until there is.
  */
@@ -290,8 +307,8 @@ u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent)
 	dt = min_t(u64, dt, NSEC_PER_SEC);
 	rp->tokens += div_u64(dt * rate, 8000);
 	rp->tok_ns = now;
-	if (rp->tokens > SIB_CC_BURST_BYTES)
-		rp->tokens = SIB_CC_BURST_BYTES;
+	if (rp->tokens > sib_cc_burst(rate))
+		rp->tokens = sib_cc_burst(rate);
 	rp->tokens -= sent;
 	if (rp->tokens > 0)
 		return 0;

@@ -88,8 +88,15 @@ enum sib_cc_change {
 	SIB_CC_FULL,		/* back at rp_max_rate: no more limiting */
 };
 
-/* most credit a limited QP may save up: a burst of this many bytes */
+/*
+ * most credit a limited QP may save up (sib_cc_burst()): 1 ms of its rate
+ * (SIB_CC_BURST_RATE_BYTES bytes per Mbit/s), but at least a few packets,
+ * so that a slow QP does not arm a timer per packet, and at most
+ * SIB_CC_BURST_BYTES
+ */
 #define SIB_CC_BURST_BYTES	16384
+#define SIB_CC_BURST_MIN_BYTES	4096
+#define SIB_CC_BURST_RATE_BYTES	125
 
 struct sib_dev;
 struct sib_qp;
@@ -106,6 +113,7 @@ int sib_dcqcn_advance(struct sib_cc_rp *rp, const u32 *prm, u64 now,
 		      u64 sent, void (*chg)(void *ctx, struct sib_cc_rp *rp,
 					    enum sib_cc_change why),
 		      void *ctx);
+u32 sib_cc_burst(u32 rate);
 u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent);
 
 void sib_cc_np_ce(struct sib_qp *qp, struct sk_buff *skb);

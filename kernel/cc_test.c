@@ -189,9 +189,19 @@ static void sib_cc_test_credit(struct kunit *test)
 			(501ULL * 8000) / 80 + 1);
 	KUNIT_EXPECT_EQ(test, sib_cc_credit(&rp, 151 * US, 0), 0ULL);
 	KUNIT_EXPECT_EQ(test, rp.tokens, 10LL);
-	/* idle time saves at most SIB_CC_BURST_BYTES */
+	/* idle time saves at most 1 ms of the rate: 10000 bytes */
 	sib_cc_credit(&rp, 10000000 * US, 0);
-	KUNIT_EXPECT_EQ(test, rp.tokens, (s64)SIB_CC_BURST_BYTES);
+	KUNIT_EXPECT_EQ(test, rp.tokens, 10000LL);
+}
+
+static void sib_cc_test_burst(struct kunit *test)
+{
+	/* at least a few packets, 1 ms of the rate, at most 16 KiB */
+	KUNIT_EXPECT_EQ(test, sib_cc_burst(1), (u32)SIB_CC_BURST_MIN_BYTES);
+	KUNIT_EXPECT_EQ(test, sib_cc_burst(5), (u32)SIB_CC_BURST_MIN_BYTES);
+	KUNIT_EXPECT_EQ(test, sib_cc_burst(80), 10000U);
+	KUNIT_EXPECT_EQ(test, sib_cc_burst(200), (u32)SIB_CC_BURST_BYTES);
+	KUNIT_EXPECT_EQ(test, sib_cc_burst(1000000), (u32)SIB_CC_BURST_BYTES);
 }
 
 static void sib_cc_test_credit_rate(struct kunit *test)
@@ -217,6 +227,7 @@ static void sib_cc_test_credit_rate(struct kunit *test)
 }
 
 static struct kunit_case sib_cc_test_cases[] = {
+	KUNIT_CASE(sib_cc_test_burst),
 	KUNIT_CASE(sib_cc_test_first_cut),
 	KUNIT_CASE(sib_cc_test_first_rate),
 	KUNIT_CASE(sib_cc_test_monitor_period),
