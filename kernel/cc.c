@@ -315,6 +315,22 @@ u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent)
 	return div_u64((u64)(1 - rp->tokens) * 8000, rate) + 1;
 }
 
+/**
+ * sib_cc_credit_ends() - does a packet use up the pacing credit?
+ * @rp: a reaction point
+ * @unpaid: bytes already sent that the bucket was not yet charged for
+ * @len: the packet about to go out, outer headers included
+ *
+ * Pure, for the ACK request decision (sib_cc_pause_ahead()); the refill
+ * until the next check is ignored, so the answer errs towards a pause.
+ * Context: any. Return: true when @rp is limited and its credit after
+ * the packet is gone (the next sib_cc_may_send() would wait).
+ */
+bool sib_cc_credit_ends(const struct sib_cc_rp *rp, u64 unpaid, u32 len)
+{
+	return rp->limited && rp->tokens - (s64)unpaid - (s64)len <= 0;
+}
+
 static void sib_cc_changed(void *ctx, struct sib_cc_rp *rp,
 			   enum sib_cc_change why)
 {
@@ -373,6 +389,30 @@ bool sib_cc_may_send(struct sib_qp *qp)
 	sib_counter_inc(qp->dev, SIB_CNT_RP_PACED);
 	sib_timer_pace_arm(qp, wait);
 	return false;
+}
+
+/**
+ * sib_cc_pause_ahead() - will pacing stop the requester after this packet?
+ * @qp: RC QP about to send a request packet
+ * @len: its length so far (BTH onwards); net.c adds the outer headers
+ *
+ * The responder acknowledges only packets that ask for it (AckReq, IBTA
+ * 9.7.5.1.1) and the ends of messages. A pacing pause in the middle of a
+ * message after a packet that did not ask left its packets unacknowledged
+ * for the whole pause, and the loss probe (timers.c) resent packets that
+ * had arrived: with rates of a few Mbit/s a pause is longer than the
+ * probe's period. The last packet before a pause asks for an ACK.
+ * Context: the QP's run, after sib_cc_may_send() let this packet go.
+ * Return: true when it should ask for an ACK.
+ */
+bool sib_cc_pause_ahead(struct sib_qp *qp, u32 len)
+{
+	struct sib_cc_rp *rp = &qp->req.rp;
+
+	if (likely(!rp->limited))
+		return false;
+	return sib_cc_credit_ends(rp, READ_ONCE(qp->cc_tx_bytes) - rp->tx_seen,
+				  len + SIB_CC_WIRE_HDR_BYTES);
 }
 
 /*

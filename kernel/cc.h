@@ -97,6 +97,8 @@ enum sib_cc_change {
 #define SIB_CC_BURST_BYTES	16384
 #define SIB_CC_BURST_MIN_BYTES	4096
 #define SIB_CC_BURST_RATE_BYTES	125
+/* outer headers net.c adds after the pacing decision (IPv6 + UDP + VLAN) */
+#define SIB_CC_WIRE_HDR_BYTES	64
 
 struct sib_dev;
 struct sib_qp;
@@ -115,9 +117,11 @@ int sib_dcqcn_advance(struct sib_cc_rp *rp, const u32 *prm, u64 now,
 		      void *ctx);
 u32 sib_cc_burst(u32 rate);
 u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent);
+bool sib_cc_credit_ends(const struct sib_cc_rp *rp, u64 unpaid, u32 len);
 
 void sib_cc_np_ce(struct sib_qp *qp, struct sk_buff *skb);
 void sib_cc_rp_cnp(struct sib_qp *qp);
 bool sib_cc_may_send(struct sib_qp *qp);
+bool sib_cc_pause_ahead(struct sib_qp *qp, u32 len);
 
 #endif /* SIB_CC_H */

@@ -194,6 +194,23 @@ static void sib_cc_test_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp.tokens, 10000LL);
 }
 
+static void sib_cc_test_credit_ends(struct kunit *test)
+{
+	struct sib_cc_rp rp = { .limited = false, .tokens = 0 };
+
+	/* an unlimited QP never pauses */
+	KUNIT_EXPECT_FALSE(test, sib_cc_credit_ends(&rp, 0, 4096));
+	rp.limited = true;
+	rp.tokens = 10000;
+	KUNIT_EXPECT_FALSE(test, sib_cc_credit_ends(&rp, 0, 4160));
+	/* bytes sent since the last charge count against the credit */
+	KUNIT_EXPECT_FALSE(test, sib_cc_credit_ends(&rp, 5839, 4160));
+	KUNIT_EXPECT_TRUE(test, sib_cc_credit_ends(&rp, 5840, 4160));
+	/* a debt (negative credit) pauses whatever the size */
+	rp.tokens = -1;
+	KUNIT_EXPECT_TRUE(test, sib_cc_credit_ends(&rp, 0, 1));
+}
+
 static void sib_cc_test_burst(struct kunit *test)
 {
 	/* at least a few packets, 1 ms of the rate, at most 16 KiB */
@@ -238,6 +255,7 @@ static struct kunit_case sib_cc_test_cases[] = {
 	KUNIT_CASE(sib_cc_test_back_to_full),
 	KUNIT_CASE(sib_cc_test_credit),
 	KUNIT_CASE(sib_cc_test_credit_rate),
+	KUNIT_CASE(sib_cc_test_credit_ends),
 	{}
 };
 

@@ -479,7 +479,8 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 	bth = (struct sib_bth *)skb->data;
 	ackreq = !uc && (last ||
 			 ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
-			 !sib_win_may_send(qp, inflight + 1));
+			 !sib_win_may_send(qp, inflight + 1) ||
+			 sib_cc_pause_ahead(qp, skb->len));
 	if (ackreq)
 		qp->req.since_ackreq = 0;
 	sib_bth_set(bth, opcode, last && (sw->wqe.send_flags & SIB_SEND_SOLICITED),
