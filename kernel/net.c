@@ -530,6 +530,10 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		sib_rcv_loopback(dev, skb, qp->task_nested ? NULL : qp);
 		return 0;
 	}
+#ifdef CONFIG_XPS
+	/* the QP's transmit queue (see sib_qp.xmit_cpu), not this CPU's */
+	skb->sender_cpu = qp->xmit_cpu + 1;
+#endif
 	err = sib_net_xmit(dev, av, skb);
 	if (err)
 		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);

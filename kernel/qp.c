@@ -13,6 +13,7 @@
  * DESTROYING bit set so they do not re-arm.
  */
 #include <linux/vmalloc.h>
+#include <linux/cpumask.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/ib_cache.h>
 #include <rdma/restrack.h>
@@ -243,6 +244,8 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type == IB_QPT_GSI)
 		qp->qkey = SIB_GSI_QKEY;
 	qp->src_port = 0xc000 | (hash_32(ibqp->qp_num, 14) & 0x3fff);
+	qp->xmit_cpu = cpumask_local_spread(ibqp->qp_num % num_online_cpus(),
+					    NUMA_NO_NODE);
 	err = sib_qp_alloc_queues(qp, init, udata, &resp);
 	if (err)
 		goto err_queues;

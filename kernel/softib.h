@@ -529,6 +529,13 @@ struct sib_qp {
 	struct sib_av av;
 	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
 	u16 src_port;
+	/*
+	 * The CPU whose transmit queue the QP's packets take (net.c): one
+	 * queue per QP, whichever CPU its run is on, as a socket keeps one;
+	 * with a queue per CPU (XPS) a run that moved could overtake its
+	 * own packets, and the responder NAKs a gap that is not a loss.
+	 */
+	u16 xmit_cpu;
 
 	struct sib_sq sq;
 	struct sib_rq rq;
