@@ -610,7 +610,8 @@ smc_err() { sed -n 's/.*connection error \(.*\); at connect.*/\1/p' <<<"$1"; }
 # other link and calls smc_lgr_terminate_sched(): __smc_lgr_terminate() kills each connection
 # (smc_conn_kill(): sk_err ECONNABORTED, the socket closed by abort).  Host 1's port stays
 # up; its RDMA writes to the gone QP end in "retry count exceeded" (SMC_QP_RETRY_CNT 7,
-# SMC_QP_TIMEOUT 15: about 8 x 134 ms), smc_wr_tx_process_cqe() ->
+# SMC_QP_TIMEOUT 15: 8 expiries of softib's local ACK timer, 4 x 134 ms or twice the
+# measured round trip, up to 2 s: 4 to 16 s), smc_wr_tx_process_cqe() ->
 # smcr_link_down_cond_sched() does the same there (else LLC TEST LINK finds the dead link
 # within 30 s + 2 s).  So the connection ends with an error on both ends (or had completed,
 # every byte verified), bounded by smc-xfer's -t, and neither kernel log may report a
