@@ -84,6 +84,8 @@ IO_TMO=${ULPS_IO_TIMEOUT:-45}	# seconds for one dd (a whole write or read)
 ULP_CASES="smc smc_reconnect nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
 SMC_XFER=$HERE/../field/smc-xfer SMC_PORT=7771 SMC_MB=${ULPS_SMC_MB:-4} SMC_EID=SOFTIB-ULPS
 SMC_FLAP_MB=${ULPS_SMC_FLAP_MB:-64} SMC_WAIT=${ULPS_SMC_WAIT:-30}
+# a fallback's decline reasons in smc-xfer's output (up to the ";" or the end of its line)
+SMC_FALLBACK_RE=$'fallback TCP reason [^;\n]*'
 [[ $SMC_MB =~ ^[1-9][0-9]{0,3}$ ]] && ((SMC_MB <= 4096)) || { echo "ulps.sh: ULPS_SMC_MB=$SMC_MB: not 1..4096" >&2; exit 2; }
 if ! [[ $SMC_FLAP_MB =~ ^[1-9][0-9]{0,3}$ ]] || ((SMC_FLAP_MB > 4096)); then
 	echo "ulps.sh: ULPS_SMC_FLAP_MB=$SMC_FLAP_MB: not 1..4096" >&2; exit 2
@@ -550,7 +552,7 @@ case_smc() { # PHASE DEV PEERDEV
 	local st=$?
 	p1=$(counter "$dev" sent_pkts 0)
 	# a fallback's decline reason first (the report's cell shows the beginning)
-	[[ $out =~ fallback\ TCP\ reason\ [^\;]* ]] && why+=" client: ${BASH_REMATCH[0]};"
+	[[ $out =~ $SMC_FALLBACK_RE ]] && why+=" client: ${BASH_REMATCH[0]};"
 	((st == 0)) || why+=" client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ');"
 	rpc_wait_file "$DIR/rc.$r" 60 || why+=" host 2's server did not end;"
 	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
@@ -588,7 +590,7 @@ smc_attempt() {
 		why="client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ')"
 		return 1
 	fi
-	[[ $out =~ fallback\ TCP\ reason\ [^\;]* ]] && why+=" client: ${BASH_REMATCH[0]};"
+	[[ $out =~ $SMC_FALLBACK_RE ]] && why+=" client: ${BASH_REMATCH[0]};"
 	((st == 0)) || why+=" client (status $st): $(grep -v 'client: connected' <<<"$out" | tr '\n' ' ');"
 	rpc_wait_file "$DIR/rc.$r" 50 || why+=" host 2's server did not end;"
 	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
@@ -678,10 +680,10 @@ smc_reconnect() {
 		{ smcr=0; bad+=" in-flight connection not SMC-R over $peerdev on host 2: ${hl:-no server line};"; }
 	t0=$(awk -v a="$t0" -v b="$tend" 'BEGIN { printf "%.1f", b - a }')
 	if [[ $st == 0 && $sst == 0 ]]; then
-		head="in-flight transfer completed ${t0} s after the flap began"
+		head="completed ${t0} s after the flap began"
 		fig="; in-flight: $SMC_FLAP_MB MiB verified by the server"
 	elif [[ $st == 3 && $sst == 3 ]]; then
-		head="in-flight connection cut ${t0} s after the flap began"
+		head="cut ${t0} s after the flap began"
 		fig="; in-flight: client error $(smc_err "$cl"), server error $(smc_err "$sl")"
 	else
 		[[ $sst == 1 && $sl == *"wrong byte"* ]] && bad+=" WRONG DATA accepted by the server;"
@@ -704,7 +706,7 @@ smc_reconnect() {
 		done
 		tup=$(awk -v a="$tup" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 		if ((ok)); then
-			head+=", SMC-R again ${tup} s after the link was up"
+			head+=", SMC-R again ${tup} s after link up"
 			fig+="; new connection (attempt $tries): $why"
 		else
 			bad+=" no SMC-R connection within ${tup} s after the link was up ($tries attempts), $last;"
