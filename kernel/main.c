@@ -6,6 +6,7 @@
  */
 #include <linux/module.h>
 #include <linux/if_arp.h>
+#include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
 
 #include "softib.h"
@@ -66,8 +67,20 @@ static int sib_netdev_event(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
+/*
+ * Called before IPv6's addrconf (ADDRCONF_NOTIFY_PRIORITY) and the RDMA
+ * core's GID management: on NETDEV_DOWN the port is down before addrconf
+ * removes the netdev's IPv6 addresses and with them their GIDs (one
+ * IB_EVENT_GID_CHANGE each). A consumer that answers any port event by
+ * querying the port must read it down then: SMC's smc_ib_port_event_work()
+ * clears its pending-event bit after ib_query_port(), so when the
+ * GID_CHANGE came first and the query still said ACTIVE, the PORT_ERR that
+ * followed was lost, and SMC kept the link group until its QP's retries ran
+ * out (seconds later) instead of ending it on the port error.
+ */
 static struct notifier_block sib_netdev_nb = {
 	.notifier_call = sib_netdev_event,
+	.priority = ADDRCONF_NOTIFY_PRIORITY + 1,
 };
 
 static int __init sib_init(void)

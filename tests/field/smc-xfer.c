@@ -20,10 +20,15 @@
  * it through the SMC_GEN_NETLINK generic netlink family (what smc-tools'
  * `smcr ueid add` does).
  *
- * One line of result on stdout per side:
+ * Once connected, each side prints how its socket is carried ("client:
+ * connected ...", "server: accepted ..."), then one line of result:
  *   smc-xfer client: ok|FAIL <bytes> bytes ... mode SMCR dev sib1 port 1
  * Exit status: 0 when the data was verified (and carried by SMC unless
- * --allow-fallback), 1 on a failed transfer or check, 2 on bad usage.
+ * --allow-fallback); 1 on a failed check (a wrong byte, a reply that does
+ * not match, a fallback); 2 on bad usage; 3 when the connection failed (connect,
+ * read or write error, closed by the peer before the end) and every byte the
+ * server had received was right; 4 on the timeout (-t). A connection cut by a
+ * link failure thus ends 3 on both sides, never 0 with wrong data.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -63,6 +68,13 @@
 #define XFER_MAX_MIB	4096
 #define XFER_EID_LEN	32	/* SMC_MAX_EID_LEN */
 
+/* exit statuses (see the head comment) */
+#define XFER_EXIT_OK		0
+#define XFER_EXIT_CHECK		1
+#define XFER_EXIT_USAGE		2
+#define XFER_EXIT_CONN		3
+#define XFER_EXIT_TIMEOUT	4
+
 /* what the client sends first; all integers big-endian on the wire */
 struct xfer_hdr {
 	char magic[8];
@@ -88,6 +100,9 @@ static struct {
 
 static const char *role = "smc-xfer";
 
+/* the transfer's progress, for the timeout's message (read by on_alarm) */
+static volatile uint64_t xfer_done, xfer_total;
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -108,10 +123,14 @@ static void usage(FILE *f)
 "                        characters A-Z 0-9 . -, beginning with A-Z or 0-9\n"
 "      --del-ueid EID    remove it\n"
 "  -h, --help            this text\n"
-"Prints one result line (\"smc-xfer server|client: ok|FAIL ...\") with the bytes,\n"
-"the MB/s and how the kernel carried the connection (mode SMCR dev <ibdev>, or\n"
-"fallback TCP with the SMC decline reason). Exit status 0 iff the data was\n"
-"verified and (without -a) SMC carried it; 1 when not; 2 on bad usage.\n",
+"Prints how the connection is carried once it is up (\"... connected|accepted ...;\n"
+"mode SMCR dev <ibdev> port N\", or fallback TCP with the SMC decline reason),\n"
+"then one result line (\"smc-xfer server|client: ok|FAIL ...\") with the bytes and\n"
+"the MB/s. Exit status 0 iff the data was verified and (without -a) SMC carried\n"
+"it; 1 on a wrong byte, a reply that does not match or a fallback; 2 on bad\n"
+"usage; 3 when the connection failed (an error or an early close: a link\n"
+"failure) with every byte the server received right (its line says how many);\n"
+"4 on the timeout.\n",
 		XFER_MAX_MIB);
 }
 
@@ -175,28 +194,38 @@ static uint64_t csum_update(uint64_t h, const unsigned char *buf, size_t len)
 
 /* ------------------------------------------------------------ socket I/O */
 
-static int write_full(int fd, const void *buf, size_t len)
+/* 0, or -1 with errno; the bytes written into *@done when not NULL */
+static int write_full(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
 
+	if (done)
+		*done = 0;
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0)
+			errno = EIO;
 		if (n <= 0)
 			return -1;
 		p += n;
 		len -= n;
+		if (done)
+			*done += n;
 	}
 	return 0;
 }
 
-/* 0, or -1 with errno (0 when the peer closed first) */
-static int read_full(int fd, void *buf, size_t len)
+/* 0, or -1 with errno (0 when the peer closed first); the bytes read into
+ * *@done when not NULL (what a failed read leaves is still checked) */
+static int read_full(int fd, void *buf, size_t len, size_t *done)
 {
 	char *p = buf;
 
+	if (done)
+		*done = 0;
 	while (len) {
 		ssize_t n = read(fd, p, len);
 
@@ -208,24 +237,46 @@ static int read_full(int fd, void *buf, size_t len)
 			return -1;
 		p += n;
 		len -= n;
+		if (done)
+			*done += n;
 	}
 	return 0;
 }
 
-static const char *io_err(void)
+/* @v in decimal at the end of @end (async-signal-safe); its first character */
+static char *u64_str(uint64_t v, char *end)
 {
-	return errno ? strerror(errno) : "connection closed by the peer";
+	*--end = '\0';
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return end;
 }
 
 static void on_alarm(int sig)
 {
-	static const char m[] = "smc-xfer: FAIL timeout\n";
+	char m[160], n1[24], n2[24], n3[24];
+	const char *parts[] = {
+		role, ": FAIL timeout after ", u64_str(opt.timeout, n1 + sizeof(n1)),
+		" s, ", u64_str(xfer_done, n2 + sizeof(n2)), " of ",
+		u64_str(xfer_total, n3 + sizeof(n3)), " bytes\n",
+	};
+	size_t len = 0;
 
 	(void)sig;
-	/* async-signal-safe: write and _exit only */
-	if (write(STDOUT_FILENO, m, sizeof(m) - 1) < 0)
-		_exit(1);
-	_exit(1);
+	/* async-signal-safe: no stdio, write and _exit only */
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t l = strlen(parts[i]);
+
+		if (len + l >= sizeof(m))
+			break;
+		memcpy(m + len, parts[i], l);
+		len += l;
+	}
+	if (write(STDOUT_FILENO, m, len) < 0)
+		_exit(XFER_EXIT_TIMEOUT);
+	_exit(XFER_EXIT_TIMEOUT);
 }
 
 /* ------------------------------------------------------------ smc_diag */
@@ -584,10 +635,30 @@ static int finish(int fd, bool data_ok, const char *what)
 	smc = smc_mode_str(&m, ms, sizeof(ms));
 	if (data_ok && !smc && !opt.allow_fallback) {
 		printf("%s: FAIL %s; but SMC did not carry it: %s\n", role, what, ms);
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
 	printf("%s: %s %s; %s\n", role, data_ok ? "ok" : "FAIL", what, ms);
-	return data_ok ? 0 : 1;
+	return data_ok ? XFER_EXIT_OK : XFER_EXIT_CHECK;
+}
+
+/* how the new connection @fd is carried, printed after @what ("connected to
+ * ...") and kept in @ms for a later error: a connection cut later leaves
+ * smc_diag's dump or loses its link group */
+static void report_mode(int fd, const char *what, char *ms, size_t n)
+{
+	struct smc_mode m;
+
+	smc_mode_of(fd, &m);
+	smc_mode_str(&m, ms, n);
+	printf("%s: %s; %s\n", role, what, ms);
+}
+
+/* the result line of a transfer that a connection error ended */
+static int conn_failed(const char *what, int err, const char *ms)
+{
+	printf("%s: FAIL connection error %s: %s; at connect: %s\n", role, what,
+	       err ? strerror(err) : "connection closed by the peer", ms);
+	return XFER_EXIT_CONN;
 }
 
 static int run_server(void)
@@ -603,8 +674,9 @@ static int run_server(void)
 	struct xfer_hdr h;
 	struct xfer_reply r = { .bad_off = UINT64_MAX };
 	uint64_t bytes, seed, got = 0, csum = CSUM_INIT, t0;
-	char what[200], pa[INET6_ADDRSTRLEN] = "?";
+	char what[240], ms[200], pa[INET6_ADDRSTRLEN] = "?";
 	int ls, fd, one = 1, rc;
+	size_t n;
 
 	role = "smc-xfer server";
 	/* IPv4 only: SMC-Rv2 proposes itself only on an AF_INET handshake
@@ -613,55 +685,67 @@ static int run_server(void)
 	ls = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, XFER_SMCPROTO_SMC);
 	if (ls < 0) {
 		printf("%s: FAIL socket(AF_SMC): %s\n", role, strerror(errno));
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(ls, (struct sockaddr *)&any, sizeof(any)) || listen(ls, 1)) {
 		printf("%s: FAIL bind/listen on port %u: %s\n", role, opt.port,
 		       strerror(errno));
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
 	printf("%s: listening on port %u\n", role, opt.port);
 	fflush(stdout);
 	fd = accept(ls, (struct sockaddr *)&peer, &plen);
 	if (fd < 0) {
 		printf("%s: FAIL accept: %s\n", role, strerror(errno));
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
 	close(ls);
 	if (peer.ss_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, pa,
 			  sizeof(pa));
-	if (read_full(fd, &h, sizeof(h))) {
-		printf("%s: FAIL reading the header from %s: %s\n", role, pa,
-		       io_err());
-		return 1;
-	}
+	snprintf(what, sizeof(what), "accepted from %s", pa);
+	report_mode(fd, what, ms, sizeof(ms));
+	if (read_full(fd, &h, sizeof(h), NULL))
+		return conn_failed("reading the header", errno, ms);
 	bytes = be64toh(h.bytes);
 	seed = be64toh(h.seed);
 	if (memcmp(h.magic, XFER_MAGIC, 8) || h.reserved || !bytes ||
 	    bytes % XFER_CHUNK || bytes > (uint64_t)XFER_MAX_MIB << 20) {
 		printf("%s: FAIL bad header from %s (not smc-xfer, or a length of %" PRIu64 ")\n",
 		       role, pa, bytes);
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
+	xfer_total = bytes;
 	t0 = now_ns();
 	while (got < bytes) {
-		if (read_full(fd, buf, XFER_CHUNK)) {
-			printf("%s: FAIL after %" PRIu64 " of %" PRIu64 " bytes: %s\n",
-			       role, got, bytes, io_err());
-			return 1;
-		}
+		int rerr = read_full(fd, buf, XFER_CHUNK, &n) ? errno : -1;
+
+		/* what came before an error is checked too */
 		pattern_fill(want, XFER_CHUNK, seed, got);
-		if (r.bad_off == UINT64_MAX && memcmp(buf, want, XFER_CHUNK)) {
+		if (r.bad_off == UINT64_MAX && memcmp(buf, want, n)) {
 			size_t i = 0;
 
 			while (buf[i] == want[i])
 				i++;
 			r.bad_off = got + i;
 		}
+		if (rerr >= 0) {
+			if (r.bad_off != UINT64_MAX) {
+				printf("%s: FAIL connection error after %" PRIu64 " of %" PRIu64 " bytes, first wrong byte at offset %" PRIu64 ": %s; at connect: %s\n",
+				       role, got + n, bytes, r.bad_off,
+				       rerr ? strerror(rerr) : "connection closed by the peer",
+				       ms);
+				return XFER_EXIT_CHECK;
+			}
+			snprintf(what, sizeof(what),
+				 "after %" PRIu64 " of %" PRIu64 " bytes, all %" PRIu64 " verified",
+				 got + n, bytes, got + n);
+			return conn_failed(what, rerr, ms);
+		}
 		csum = csum_update(csum, buf, XFER_CHUNK);
 		got += XFER_CHUNK;
+		xfer_done = got;
 	}
 	t0 = now_ns() - t0;
 	memcpy(r.magic, r.bad_off == UINT64_MAX ? XFER_OK : XFER_BAD, 8);
@@ -677,9 +761,16 @@ static int run_server(void)
 			 got, pa, r.bad_off);
 	rc = r.bad_off == UINT64_MAX;
 	r.bad_off = htobe64(r.bad_off);
-	if (write_full(fd, &r, sizeof(r))) {
-		printf("%s: FAIL sending the reply: %s\n", role, strerror(errno));
-		return 1;
+	if (write_full(fd, &r, sizeof(r), NULL)) {
+		if (!rc) {	/* wrong data stays a failed check */
+			printf("%s: FAIL %s; sending the reply: %s\n", role,
+			       what, strerror(errno));
+			return XFER_EXIT_CHECK;
+		}
+		snprintf(what, sizeof(what),
+			 "sending the reply after %" PRIu64 " bytes, all verified",
+			 got);
+		return conn_failed(what, errno, ms);
 	}
 	/* the mode before close: a closed socket leaves the dump */
 	rc = finish(fd, rc, what);
@@ -700,50 +791,56 @@ static int run_client(void)
 	struct xfer_reply r;
 	uint64_t bytes = (uint64_t)opt.mib << 20, seed, sent = 0,
 		 csum = CSUM_INIT, t0, t;
-	char what[240];
-	int fd;
+	char what[240], ms[200];
+	int fd, rc;
+	size_t n;
 	bool ok;
 
 	role = "smc-xfer client";
 	if (inet_pton(AF_INET, opt.addr, &sa.sin_addr) != 1) {
 		fprintf(stderr, "smc-xfer: -c %s: not an IPv4 address\n",
 			opt.addr);
-		return 2;
+		return XFER_EXIT_USAGE;
 	}
+	xfer_total = bytes;
 	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, XFER_SMCPROTO_SMC);
 	if (fd < 0) {
 		printf("%s: FAIL socket(AF_SMC): %s\n", role, strerror(errno));
-		return 1;
+		return XFER_EXIT_CHECK;
 	}
 	t0 = now_ns();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		printf("%s: FAIL connect to %s port %u: %s\n", role, opt.addr,
-		       opt.port, strerror(errno));
-		return 1;
+		printf("%s: FAIL connection error: connect to %s port %u: %s\n",
+		       role, opt.addr, opt.port, strerror(errno));
+		return XFER_EXIT_CONN;
 	}
 	t = now_ns() - t0;
+	snprintf(what, sizeof(what), "connected to %s port %u in %.1f ms",
+		 opt.addr, opt.port, t / 1e6);
+	report_mode(fd, what, ms, sizeof(ms));
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	h.bytes = htobe64(bytes);
 	h.seed = htobe64(seed);
-	if (write_full(fd, &h, sizeof(h))) {
-		printf("%s: FAIL sending the header: %s\n", role, strerror(errno));
-		return 1;
-	}
+	if (write_full(fd, &h, sizeof(h), NULL))
+		return conn_failed("sending the header", errno, ms);
 	t0 = now_ns();
 	while (sent < bytes) {
 		pattern_fill(buf, XFER_CHUNK, seed, sent);
 		csum = csum_update(csum, buf, XFER_CHUNK);
-		if (write_full(fd, buf, XFER_CHUNK)) {
-			printf("%s: FAIL after %" PRIu64 " of %" PRIu64 " bytes: %s\n",
-			       role, sent, bytes, strerror(errno));
-			return 1;
+		if (write_full(fd, buf, XFER_CHUNK, &n)) {
+			snprintf(what, sizeof(what),
+				 "after %" PRIu64 " of %" PRIu64 " bytes sent",
+				 sent + n, bytes);
+			return conn_failed(what, errno, ms);
 		}
 		sent += XFER_CHUNK;
+		xfer_done = sent;
 	}
-	if (read_full(fd, &r, sizeof(r))) {
-		printf("%s: FAIL no reply after %" PRIu64 " bytes: %s\n", role,
-		       sent, io_err());
-		return 1;
+	if (read_full(fd, &r, sizeof(r), NULL)) {
+		snprintf(what, sizeof(what),
+			 "waiting for the reply after all %" PRIu64 " bytes sent",
+			 sent);
+		return conn_failed(what, errno, ms);
 	}
 	t0 = now_ns() - t0;
 	ok = !memcmp(r.magic, XFER_OK, 8) && be64toh(r.bytes) == bytes &&
@@ -760,9 +857,9 @@ static int run_client(void)
 		snprintf(what, sizeof(what),
 			 "reply does not match: %" PRIu64 " bytes, checksum %016" PRIx64 " (sent %" PRIu64 ", %016" PRIx64 ")",
 			 be64toh(r.bytes), be64toh(r.csum), bytes, csum);
-	ok = !finish(fd, ok, what);
+	rc = finish(fd, ok, what);
 	close(fd);
-	return ok ? 0 : 1;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -802,13 +899,13 @@ int main(int argc, char **argv)
 				goto bad_num;
 			break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return XFER_EXIT_USAGE;
 		}
 		continue;
 bad_num:
 		fprintf(stderr, "smc-xfer: -%c %s: out of range or not a number\n",
 			c, optarg);
-		return 2;
+		return XFER_EXIT_USAGE;
 	}
 	modes = opt.server + !!opt.addr + !!opt.ueid_add + !!opt.ueid_del;
 	if (optind < argc || modes != 1) {
@@ -818,7 +915,7 @@ bad_num:
 		else
 			fprintf(stderr, "smc-xfer: give one of -s, -c ADDR, --add-ueid, --del-ueid\n");
 		usage(stderr);
-		return 2;
+		return XFER_EXIT_USAGE;
 	}
 	if (opt.ueid_add || opt.ueid_del)
 		return ueid_cmd(opt.ueid_add ?: opt.ueid_del, !!opt.ueid_add);

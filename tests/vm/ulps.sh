@@ -20,6 +20,12 @@ Per device, one result each:
                   only when smc_diag shows both ends in mode SMCR over the device (SMC falls
                   back to TCP silently) and the device sent a packet per 4096 bytes or more
                   (sysfs hw_counters sent_pkts); figure MB/s
+  smc_reconnect   host 2's eth1 down for S s (--flap) and up again while smc-xfer sends
+                  64 MiB (ULPS_SMC_FLAP_MB) over SMC-R: that connection ends cleanly (all
+                  bytes verified, or an error on both ends with every byte the server got
+                  right; no hang, no kernel warning on either host), then a new connection
+                  runs SMC-R over the device again (as smc; retried for up to 30 s after the
+                  link is up, ULPS_SMC_WAIT); figure: when the first ended, when SMC-R was back
   nvme            nvmet + nvmet-rdma (file namespace) on host 2, nvme connect on host 1:
                   N MiB (--mb, default 8) written with dd (1 MiB, O_DIRECT), read back,
                   sha256 compared; MB/s both ways
@@ -75,9 +81,16 @@ CFS=/sys/kernel/config T=/sys/kernel/config/target
 EXPORT=/srv/ulps MNT=/mnt/ulps TW=/tmp/ulps-target
 PEER=10.0.3.2
 IO_TMO=${ULPS_IO_TIMEOUT:-45}	# seconds for one dd (a whole write or read)
-ULP_CASES="smc nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
+ULP_CASES="smc smc_reconnect nvme nvme_reconnect nvme_connect_loop iser iser_reconnect srp srp_reconnect nfs nfs_reconnect"
 SMC_XFER=$HERE/../field/smc-xfer SMC_PORT=7771 SMC_MB=${ULPS_SMC_MB:-4} SMC_EID=SOFTIB-ULPS
+SMC_FLAP_MB=${ULPS_SMC_FLAP_MB:-64} SMC_WAIT=${ULPS_SMC_WAIT:-30}
+# a fallback's decline reasons in smc-xfer's output (up to the ";" or the end of its line)
+SMC_FALLBACK_RE=$'fallback TCP reason [^;\n]*'
 [[ $SMC_MB =~ ^[1-9][0-9]{0,3}$ ]] && ((SMC_MB <= 4096)) || { echo "ulps.sh: ULPS_SMC_MB=$SMC_MB: not 1..4096" >&2; exit 2; }
+if ! [[ $SMC_FLAP_MB =~ ^[1-9][0-9]{0,3}$ ]] || ((SMC_FLAP_MB > 4096)); then
+	echo "ulps.sh: ULPS_SMC_FLAP_MB=$SMC_FLAP_MB: not 1..4096" >&2; exit 2
+fi
+[[ $SMC_WAIT =~ ^[1-9][0-9]{0,2}$ ]] || { echo "ulps.sh: ULPS_SMC_WAIT=$SMC_WAIT: not 1..999" >&2; exit 2; }
 
 TL_PREFIX=ulps_
 # shellcheck source=../lib/testlib.sh
@@ -216,6 +229,16 @@ smc_up() {
 	modprobe -a smc smc_diag && "$SMC_XFER" --add-ueid $SMC_EID
 }
 smc_down() { "$SMC_XFER" --del-ueid $SMC_EID; }
+# (both hosts) klog_mark: the time stamp of the kernel log's last line; klog_check MARK: the
+# kernel's checkers' reports (tools/vm-log-check: oops, WARNING, BUG, lockdep ...) among the
+# lines logged after MARK, on stdout, status 1 when there is one
+klog_mark() { dmesg | sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p' | tail -1 | grep . || echo 0; }
+klog_check() {
+	"$TOOLS/vm-log-check" --max 3 <(dmesg | awk -v t="$1" \
+		'match($0, /^\[ *[0-9]+\.[0-9]+\]/) { v = substr($0, 2, RLENGTH - 2); sub(/^ */, "", v); if (v + 0 > t + 0) print }')
+}
+# (host 2) dev_wait DEV ADDR: DEV's port active again and its GID of ADDR back (after a flap)
+dev_wait() { wait_active "$1" 300 && wait_gid "$1" "$2" 300; }
 rxe_down() {
 	[[ -e /sys/class/infiniband/rxe1 ]] && rdma link delete rxe1
 	[[ -d /sys/module/rdma_rxe ]] && modprobe -r rdma_rxe
@@ -224,7 +247,7 @@ rxe_down() {
 
 if [[ -n $ACTION ]]; then
 	case $ACTION in
-	nvme_up|nvme_down|iser_up|iser_down|srp_up|srp_down|nfs_up|nfs_down|smc_up|smc_down|flap|to_rxe|rxe_down) "$ACTION" "$@" ;;
+	nvme_up|nvme_down|iser_up|iser_down|srp_up|srp_down|nfs_up|nfs_down|smc_up|smc_down|flap|to_rxe|rxe_down|klog_mark|klog_check|dev_wait) "$ACTION" "$@" ;;
 	all_down) nvme_down; iser_down; srp_down; nfs_down; smc_down; daemons_down rpc.mountd rpcbind ;;
 	*) echo "ulps.sh: unknown target action $ACTION" >&2; exit 2 ;;
 	esac
@@ -508,12 +531,16 @@ case_nfs() { # PHASE DEV
 	target nfs_down "" 60 || echo "ulps.sh: $tout" >&2
 }
 
-case_smc() { # PHASE DEV
+case_smc() { # PHASE DEV PEERDEV
 	local ph=$1 dev=$2 out sout r p0 p1 min=$((SMC_MB << 8)) why=""
-	if [[ ! -x $SMC_XFER ]]; then record smc "$ph" FAIL "no $SMC_XFER (make field)"; return; fi
-	if ! target smc_up "" 60; then record smc "$ph" FAIL "$tout"; return; fi
+	if [[ ! -x $SMC_XFER ]]; then
+		record smc "$ph" FAIL "no $SMC_XFER (make field)"; record smc_reconnect "$ph" FAIL "no $SMC_XFER"
+		return
+	fi
+	if ! target smc_up "" 60; then record smc "$ph" FAIL "$tout"; record smc_reconnect "$ph" FAIL "$tout"; return; fi
 	if ! out=$(smc_up 2>&1); then
 		record smc "$ph" FAIL "host 1: $(echo "$out" | tr '\n' ' ')"
+		record smc_reconnect "$ph" FAIL "host 1: smc_up failed"
 		target smc_down "" 30
 		return
 	fi
@@ -525,7 +552,7 @@ case_smc() { # PHASE DEV
 	local st=$?
 	p1=$(counter "$dev" sent_pkts 0)
 	# a fallback's decline reason first (the report's cell shows the beginning)
-	[[ $out =~ fallback\ TCP\ reason\ [^\;]* ]] && why+=" client: ${BASH_REMATCH[0]};"
+	[[ $out =~ $SMC_FALLBACK_RE ]] && why+=" client: ${BASH_REMATCH[0]};"
 	((st == 0)) || why+=" client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ');"
 	rpc_wait_file "$DIR/rc.$r" 60 || why+=" host 2's server did not end;"
 	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
@@ -540,8 +567,159 @@ case_smc() { # PHASE DEV
 	else
 		record smc "$ph" FAIL "${why# }"
 	fi
+	smc_reconnect "$@"
 	smc_down >/dev/null 2>&1
 	target smc_down "" 30 || echo "ulps.sh: $tout" >&2
+}
+
+# smc_attempt DEV PEERDEV PORT: one verified transfer of $SMC_MB MiB as in case_smc, to a
+# server on host 2's PORT; status 0 when both ends say SMCR over their device and DEV carried
+# the data (why: the figures), else 1 (why: what failed)
+smc_attempt() {
+	local dev=$1 peerdev=$2 port=$3 r st p0 p1 min=$((SMC_MB << 8)) sout
+	why=""
+	rpc_remote "server:tcp:$port" "$SMC_XFER -s -p $port -t 45"
+	r=$rn
+	rpc_wait_file "$DIR/ready.$r" 60 || { why="host 2's server did not listen"; return 1; }
+	p0=$(counter "$dev" sent_pkts 0)
+	out=$("$SMC_XFER" -c $PEER -p "$port" -m "$SMC_MB" -t 30 2>&1)
+	st=$?
+	p1=$(counter "$dev" sent_pkts 0)
+	if [[ $out != *"client: connected to"* ]]; then
+		# (host 2's server may still listen: it ends at its -t, the next attempt has a port of its own)
+		why="client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ')"
+		return 1
+	fi
+	[[ $out =~ $SMC_FALLBACK_RE ]] && why+=" client: ${BASH_REMATCH[0]};"
+	((st == 0)) || why+=" client (status $st): $(grep -v 'client: connected' <<<"$out" | tr '\n' ' ');"
+	rpc_wait_file "$DIR/rc.$r" 50 || why+=" host 2's server did not end;"
+	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
+	[[ $(cat "$DIR/rc.$r" 2>/dev/null) == 0 ]] || why+=" server: ${sout:-$(tr '\n' ' ' <"$DIR/out.$r" 2>/dev/null)};"
+	[[ $out == *"client: ok "*"mode SMCR dev $dev port 1"* ]] || why+=" client not on SMC-R over $dev;"
+	[[ $sout == *"mode SMCR dev $peerdev port 1"* ]] || why+=" server not on SMC-R over $peerdev;"
+	((p1 - p0 >= min)) || why+=" $dev sent $((p1 - p0)) packets, fewer than $min for $SMC_MB MiB;"
+	if [[ -n $why ]]; then why=${why# }; return 1; fi
+	why="$(sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p' <<<"$out" | head -1) MB/s, $SMC_MB MiB verified, smc_diag SMCR dev $dev port 1 on both hosts, $dev sent $((p1 - p0)) packets"
+}
+# the part of an smc-xfer result line between "connection error " and "; at connect"
+smc_err() { sed -n 's/.*connection error \(.*\); at connect.*/\1/p' <<<"$1"; }
+# smc_reconnect PHASE DEV PEERDEV (from case_smc, with the UEID set on both hosts): an
+# SMC-R transfer of $SMC_FLAP_MB MiB with host 2's eth1 down for $FLAP s in its middle.
+# A link group of one link (one device, one port) cannot move the connection (what 6.1's
+# net/smc does): host 2's port goes down with eth1 (softib raises IB_EVENT_PORT_ERR),
+# smc_ib_global_event_handler() -> smc_ib_port_event_work() -> smcr_port_err() ->
+# smcr_link_down_cond_sched() -> smcr_link_down() -> smc_switch_conns(), which finds no
+# other link and calls smc_lgr_terminate_sched(): __smc_lgr_terminate() kills each connection
+# (smc_conn_kill(): sk_err ECONNABORTED, the socket closed by abort).  Host 1's port stays
+# up; its RDMA writes to the gone QP end in "retry count exceeded" (SMC_QP_RETRY_CNT 7,
+# SMC_QP_TIMEOUT 15: 8 expiries of softib's local ACK timer, 4 x 134 ms or twice the
+# measured round trip, up to 2 s: 4 to 16 s), smc_wr_tx_process_cqe() ->
+# smcr_link_down_cond_sched() does the same there (else LLC TEST LINK finds the dead link
+# within 30 s + 2 s).  So the connection ends with an error on both ends (or had completed,
+# every byte verified), bounded by smc-xfer's -t, and neither kernel log may report a
+# warning or an oops.  Then a new connection must be SMC-R again: host 2 has no link group
+# left, the server answers with a first contact, both sides make a new link group (a link
+# group left on host 1 is not matched: the client matches the server's QP number too), so
+# SMC-R should be back at once; it is retried for $SMC_WAIT s (a stale link group on one
+# side declines the handshake, SYNCERR or no CONFIRM LINK in 5 s, which falls back to TCP
+# and ends that link group)
+smc_reconnect() {
+	local ph=$1 dev=$2 peerdev=$3 port=$((SMC_PORT + 1)) r rf cpid k1 k2 st sst="" out
+	local t0 tend tup cl sl hl i n0 head="" fig="" bad="" smcr=1 tmo=$((60 + SMC_FLAP_MB)) f=$W/smcf.out
+	k1=$(klog_mark)
+	if target klog_mark "" 30; then k2=$(cat "$DIR/out.$rn"); else k2=0; fi
+	rpc_remote "server:tcp:$port" "$SMC_XFER -s -p $port -t $((tmo + 10))"
+	r=$rn
+	if ! rpc_wait_file "$DIR/ready.$r" 60; then
+		record smc_reconnect "$ph" FAIL "host 2's server did not listen"
+		return
+	fi
+	n0=$(counter "$dev" sent_pkts 0)
+	"$SMC_XFER" -c $PEER -p $port -m "$SMC_FLAP_MB" -t $tmo >"$f" 2>&1 &
+	cpid=$!
+	# connected, and the transfer under way over the device (256 packets: 1 MiB or more)
+	for ((i = 0; i < 150; i++)); do
+		kill -0 $cpid 2>/dev/null || break
+		if grep -q 'client: connected' "$f"; then
+			grep -q "client: connected.*mode SMCR" "$f" || { sleep 1; break; }
+			(($(counter "$dev" sent_pkts 0) - n0 >= 256)) && break
+		fi
+		sleep 0.2
+	done
+	if ! kill -0 $cpid 2>/dev/null; then
+		wait $cpid
+		record smc_reconnect "$ph" FAIL "the transfer ended before the flap (ULPS_SMC_FLAP_MB=$SMC_FLAP_MB): $(tr '\n' ' ' <"$f")"
+		rpc_wait_file "$DIR/rc.$r" 30
+		return
+	fi
+	rpc_remote run "$SELF --flap $FLAP --target flap"
+	rf=$rn t0=$EPOCHREALTIME
+	# the client ends by itself: done, a connection error, or its own timeout (-t)
+	for ((i = 0; i < (tmo + 15) * 5; i++)); do
+		kill -0 $cpid 2>/dev/null || break
+		sleep 0.2
+	done
+	tend=$EPOCHREALTIME
+	if kill -0 $cpid 2>/dev/null; then
+		kill -9 $cpid; st=124
+		bad+=" client still running $((tmo + 15)) s after the flap began (killed);"
+	else
+		wait $cpid; st=$?
+	fi
+	if rpc_wait_file "$DIR/rc.$r" $((tmo + 20)); then sst=$(cat "$DIR/rc.$r"); else bad+=" host 2's server did not end;"; fi
+	if ! rpc_wait_file "$DIR/rc.$rf" $((FLAP + 60)) || [[ $(cat "$DIR/rc.$rf") != 0 ]]; then
+		bad+=" host 2's link flap failed: $(tr '\n' ' ' <"$DIR/out.$rf" 2>/dev/null);"
+	fi
+	cl=$(grep 'smc-xfer client: [oF]' "$f" | tail -1)
+	sl=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tail -1)
+	hl=$(grep -m1 'server: accepted' "$DIR/out.$r" 2>/dev/null)
+	# what the flap hit must have been SMC-R over the devices on both ends
+	[[ $(grep -m1 'client: connected' "$f") == *"mode SMCR dev $dev port 1"* ]] ||
+		{ smcr=0; bad+=" in-flight connection not SMC-R over $dev: client ${cl##*; };"; }
+	[[ $hl == *"mode SMCR dev $peerdev port 1"* ]] ||
+		{ smcr=0; bad+=" in-flight connection not SMC-R over $peerdev on host 2: ${hl:-no server line};"; }
+	t0=$(awk -v a="$t0" -v b="$tend" 'BEGIN { printf "%.1f", b - a }')
+	if [[ $st == 0 && $sst == 0 ]]; then
+		head="completed ${t0} s after the flap began"
+		fig="; in-flight: $SMC_FLAP_MB MiB verified by the server"
+	elif [[ $st == 3 && $sst == 3 ]]; then
+		head="cut ${t0} s after the flap began"
+		fig="; in-flight: client error $(smc_err "$cl"), server error $(smc_err "$sl")"
+	else
+		[[ $sst == 1 && $sl == *"wrong byte"* ]] && bad+=" WRONG DATA accepted by the server;"
+		[[ $st == 4 || $sst == 4 ]] && bad+=" in-flight connection hung (smc-xfer timeout);"
+		bad+=" in-flight connection: client status $st ($cl), server status ${sst:-none} ($sl);"
+	fi
+	# a new connection, once host 2's device is back
+	local t1 ok=0 tries=0 last=""
+	if ! target dev_wait "$peerdev 10.0.3.2" 70; then
+		bad+=" host 2's $peerdev not active with its GID after the flap;"
+	else
+		tup=$EPOCHREALTIME t1=$SECONDS
+		while :; do
+			tries=$((tries + 1))
+			smc_attempt "$dev" "$peerdev" $((SMC_PORT + 1 + tries)) && { ok=1; break; }
+			last="attempt $tries: $why"
+			# (no SMC-R in flight either: a TCP fallback, no use retrying)
+			((smcr && SECONDS - t1 < SMC_WAIT)) || break
+			sleep 2
+		done
+		tup=$(awk -v a="$tup" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+		if ((ok)); then
+			head+=", SMC-R again ${tup} s after link up"
+			fig+="; new connection (attempt $tries): $why"
+		else
+			bad+=" no SMC-R connection within ${tup} s after the link was up ($tries attempts), $last;"
+		fi
+	fi
+	# no oops or warning on either host
+	out=$(klog_check "$k1") || bad+=" host 1 kernel log: $(echo "$out" | head -3 | tr '\n' ' ');"
+	target klog_check "$k2" 30 || bad+=" host 2 kernel log: $(head -3 "$DIR/out.$rn" 2>/dev/null | tr '\n' ' ');"
+	if [[ -z $bad ]]; then
+		record smc_reconnect "$ph" ok "$head$fig; eth1 of host 2 down ${FLAP} s during $SMC_FLAP_MB MiB; no kernel warning on either host"
+	else
+		record smc_reconnect "$ph" FAIL "${bad# }${head:+ ($head$fig)}"
+	fi
 }
 
 phase() { # PHASE DEV PEERDEV
