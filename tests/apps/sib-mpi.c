@@ -196,12 +196,25 @@ static void sib_perf(int iters, double *lat, double *bw)
 	for (int pass = 0; pass < 2; pass++) { /* the first warms up */
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = MPI_Wtime();
+		/* every 8-byte message carries its number, the echo one more */
 		for (i = 0; i < iters; i++) {
+			long v;
+
 			if (sib_rank == 0) {
+				v = (long)pass << 32 | i;
+				memcpy(b, &v, 8);
 				MPI_Send(b, 8, MPI_BYTE, peer, 2, MPI_COMM_WORLD);
 				MPI_Recv(b, 8, MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				memcpy(&v, b, 8);
+				if (v != ((long)pass << 32 | i) + 1)
+					sib_fail("lat", "echo %ld carries %ld", i, v);
 			} else if (sib_rank == peer) {
 				MPI_Recv(b, 8, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				memcpy(&v, b, 8);
+				if (v != ((long)pass << 32 | i))
+					sib_fail("lat", "message %ld carries %ld", i, v);
+				v++;
+				memcpy(b, &v, 8);
 				MPI_Send(b, 8, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
 			}
 		}
@@ -209,21 +222,25 @@ static void sib_perf(int iters, double *lat, double *bw)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	t = MPI_Wtime();
+	/* every 1 MiB message filled with its number and checked whole */
 	for (i = 0; i < nbw; i++) {
-		if (sib_rank == 0)
+		if (sib_rank == 0) {
+			memset(b, (i + 1) & 0x7f, (size_t)mb);
 			MPI_Send(b, mb, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
-		else if (sib_rank == peer)
+		} else if (sib_rank == peer) {
+			long k;
+
 			MPI_Recv(b, mb, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			for (k = 0; k < mb; k++)
+				if (b[k] != ((i + 1) & 0x7f))
+					sib_fail("bw", "1 MiB message %ld: byte %ld differs", i, k);
+		}
 	}
 	if (sib_rank == 0)
 		MPI_Recv(b, 1, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	else if (sib_rank == peer)
 		MPI_Send(b, 1, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
 	*bw = (double)mb * nbw / (MPI_Wtime() - t) / 1e6;
-	if (sib_rank == peer)
-		for (i = 0; i < mb; i++)
-			if (b[i] != 0)
-				sib_fail("bw", "1 MiB message: byte %ld is %ld", i, b[i]);
 	free(b);
 }
 
