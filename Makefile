@@ -17,7 +17,7 @@ bindir ?= $(prefix)/bin
 sbindir ?= $(prefix)/sbin
 mandir ?= $(prefix)/share/man
 
-.PHONY: all module kernels module-debug provider tools load perf pkey wire loop doorbell field limits \
+.PHONY: all module module-kernel kernels module-debug provider tools load perf pkey wire loop doorbell field limits \
 	apps install install-module install-provider install-tools uninstall uninstall-tools deb \
 	deps demo check check-vm clean help
 
@@ -42,10 +42,15 @@ help:
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"
 	@echo "make install-tools   sib-pkey to $(sbindir), sib-load to $(bindir), their manual pages (prefix=...)"
 	@echo "make uninstall  remove what make install installed (uninstall-tools: what install-tools did)"
+	@echo "make module-kernel  print the kernel tree and release make module would build for"
 	@echo "make deb        Debian packages softib-dkms, ibverbs-provider-softib, softib-tools into build/deb/"
 	@echo "make deps       install missing Debian packages (as root)"
 	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
 	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite"
+
+# what make module builds against, "KDIR KVER" (fails as make module does when it cannot pick)
+module-kernel:
+	@tools/pick-kernel $(PICK_ARGS)
 
 module:
 	@tools/pick-kernel $(PICK_ARGS) >/dev/null
