@@ -532,7 +532,7 @@ case_nfs() { # PHASE DEV
 }
 
 case_smc() { # PHASE DEV PEERDEV
-	local ph=$1 dev=$2 out sout r p0 p1 min=$((SMC_MB << 8)) why=""
+	local ph=$1 dev=$2 out why=""
 	if [[ ! -x $SMC_XFER ]]; then
 		record smc "$ph" FAIL "no $SMC_XFER (make field)"; record smc_reconnect "$ph" FAIL "no $SMC_XFER"
 		return
@@ -544,28 +544,12 @@ case_smc() { # PHASE DEV PEERDEV
 		target smc_down "" 30
 		return
 	fi
-	p0=$(counter "$dev" sent_pkts 0)
-	rpc_remote "server:tcp:$SMC_PORT" "$SMC_XFER -s -p $SMC_PORT -t 60"
-	r=$rn
-	rpc_wait_file "$DIR/ready.$r" 60
-	out=$("$SMC_XFER" -c $PEER -p $SMC_PORT -m "$SMC_MB" -t 60 2>&1)
-	local st=$?
-	p1=$(counter "$dev" sent_pkts 0)
-	# a fallback's decline reason first (the report's cell shows the beginning)
-	[[ $out =~ $SMC_FALLBACK_RE ]] && why+=" client: ${BASH_REMATCH[0]};"
-	((st == 0)) || why+=" client (status $st): $(echo "${out#smc-xfer client: }" | tr '\n' ' ');"
-	rpc_wait_file "$DIR/rc.$r" 60 || why+=" host 2's server did not end;"
-	sout=$(grep 'smc-xfer server: [oF]' "$DIR/out.$r" 2>/dev/null | tr '\n' ' ')
-	[[ $(cat "$DIR/rc.$r" 2>/dev/null) == 0 ]] || why+=" server: ${sout:-$(tr '\n' ' ' <"$DIR/out.$r" 2>/dev/null)};"
-	# SMC fell back to TCP silently unless smc_diag says SMCR over this device, on both ends
-	[[ $out == *"mode SMCR dev $dev port 1"* ]] || why+=" client not on SMC-R over $dev;"
-	[[ $sout == *"mode SMCR dev $dev port 1"* ]] || why+=" server not on SMC-R over $dev;"
-	# and the device carried the data: at least one packet per 4096 bytes (the largest MTU)
-	((p1 - p0 >= min)) || why+=" $dev sent $((p1 - p0)) packets, fewer than $min for $SMC_MB MiB;"
-	if [[ -z $why ]]; then
-		record smc "$ph" ok "$(sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p' <<<"$out" | head -1) MB/s, $SMC_MB MiB verified by the server; smc_diag: mode SMCR dev $dev port 1 on both hosts (SMC-Rv2, UEID $SMC_EID); $dev sent $((p1 - p0)) packets (>= $min)"
+	# SMC falls back to TCP silently: smc_attempt wants smc_diag's SMCR over the device on
+	# both ends and a packet per 4096 bytes (the largest MTU) on the device
+	if smc_attempt "$dev" "${3:-$dev}" "$SMC_PORT"; then
+		record smc "$ph" ok "$why (>= $((SMC_MB << 8))); SMC-Rv2, UEID $SMC_EID"
 	else
-		record smc "$ph" FAIL "${why# }"
+		record smc "$ph" FAIL "$why"
 	fi
 	smc_reconnect "$@"
 	smc_down >/dev/null 2>&1
