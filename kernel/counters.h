@@ -76,7 +76,17 @@
 	X(RP_CNP_IGNORED,	"rp_cnp_ignored")	\
 	X(RP_RATE_DECREASE,	"rp_rate_decrease")	\
 	X(RP_RATE_INCREASE,	"rp_rate_increase")	\
-	X(RP_PACED,		"rp_paced_waits")
+	X(RP_PACED,		"rp_paced_waits")	\
+	X(IB_DROP_LRH,		"rcvd_lrh_err")		\
+	X(IB_DROP_VCRC,		"rcvd_vcrc_err")	\
+	X(IB_DROP_DLID,		"rcvd_dlid_err")	\
+	X(IB_DROP_VL,		"rcvd_vl_err")		\
+	X(IB_DROP_PORT_STATE,	"rcvd_port_state_err")	\
+	X(IB_XMIT_PORT_STATE,	"send_port_state_err")	\
+	X(IB_LINK_PKTS_SENT,	"link_pkts_sent")	\
+	X(IB_LINK_PKTS_RCVD,	"link_pkts_rcvd")	\
+	X(IB_SMP_RCVD,		"smp_rcvd")		\
+	X(IB_MKEY_VIOLATIONS,	"mkey_violations")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

@@ -40,6 +40,7 @@
 	ibdev_warn_ratelimited(&(dev)->ibdev, fmt, ##__VA_ARGS__)
 
 struct sib_udp;
+struct sib_ib_port;
 
 /*
  * struct sib_dev - one softib device bound to one netdev
@@ -81,7 +82,19 @@ struct sib_dev {
 	atomic_t live[SIB_NUM_OBJ];	/* objects of each kind, <= lim.max_obj */
 	atomic_t num_xrcd;
 	u32 cc[SIB_CC_NUM_PARAMS];	/* cc.c: congestion control parameters */
+	struct sib_ib_port *ib;		/* ib.h: the IB port, NULL on RoCE */
 };
+
+/**
+ * sib_is_ib() - does @dev have an InfiniBand link layer port (ib.h)?
+ * @dev: device
+ *
+ * Context: any. Return: true for a softib-ib device, false for RoCE.
+ */
+static inline bool sib_is_ib(const struct sib_dev *dev)
+{
+	return dev->ib != NULL;
+}
 
 /**
  * sib_counter_inc() - count an event
