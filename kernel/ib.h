@@ -95,6 +95,11 @@ struct sib_ib_port {
 	u8 client_rereg;
 	u8 sl2vl[16];
 	struct sib_cable *cable;	/* cable.c; NULL until configured */
+	/* more fields of ibport.c and cable.c (the "cable" engineer) here */
+
+	/* more fields of sma.c (the "sma" engineer) here */
+
+	/* more fields of lrh.c (the "lrh" engineer) here */
 };
 
 /* sib_is_ib(dev): see softib.h */
