@@ -15,8 +15,10 @@
  *   lrh.c     the packet format on the cable: LRH, optional GRH, the ICRC
  *	       of a native IB packet (IBTA 7.8.1) and the VCRC (7.8.2); the
  *	       transmit side after the engines built BTH..payload
- *	       (sib_ib_pkt_xmit()) and the receive side before sib_rcv()
- *	       (sib_ib_rcv()): LRH checks, DLID/LMC match, VL15 only for QP0.
+ *	       (sib_ib_pkt_build(): net.c's sib_pkt_xmit() then hands the
+ *	       packet to sib_cable_xmit(); lrh.c never calls cable.c) and
+ *	       the receive side (sib_ib_rcv(), called by cable.c) before
+ *	       sib_rcv(): LRH checks, DLID/LMC match, VL15 only for QP0.
  *   ibport.c  the port as the SM sees it: LID, LMC, SM LID/SL, subnet
  *	       prefix, GUIDs, logical and physical state and their events,
  *	       M_Key, neighbor MTU, capability mask; query_port/query_gid/
@@ -110,6 +112,8 @@ void sib_ib_port_fini(struct sib_dev *dev);
 void sib_ib_phys_link(struct sib_dev *dev, bool up);
 void sib_ib_port_event(struct sib_dev *dev, enum ib_event_type type);
 enum ib_port_state sib_ib_state(struct sib_dev *dev);
+int sib_ib_set_state(struct sib_dev *dev, enum ib_port_state state);
+enum ib_mtu sib_ib_mtu_cap(struct sib_dev *dev);
 bool sib_ib_lid_match(struct sib_dev *dev, u16 dlid, u8 *path_bits);
 int sib_ib_query_port(struct sib_dev *dev, struct ib_port_attr *attr);
 int sib_ib_query_gid(struct sib_dev *dev, int index, union ib_gid *gid);
@@ -131,8 +135,8 @@ unsigned int sib_cable_headroom(void);
 int sib_cable_xmit(struct sib_dev *dev, struct sk_buff *skb);
 
 /* lrh.c */
-int sib_ib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
-		    struct sk_buff *skb);
+int sib_ib_pkt_build(struct sib_qp *qp, const struct sib_av *av,
+		     struct sk_buff *skb);
 void sib_ib_rcv(struct sib_dev *dev, struct sk_buff *skb);
 u16 sib_vcrc(const void *data, size_t len, u16 crc);
 

@@ -6,10 +6,9 @@
 #include "ib.h"
 
 /* placeholders until lrh.c is written (the "lrh" engineer's) */
-int sib_ib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
-		    struct sk_buff *skb)
+int sib_ib_pkt_build(struct sib_qp *qp, const struct sib_av *av,
+		     struct sk_buff *skb)
 {
-	kfree_skb(skb);
 	return -EOPNOTSUPP;
 }
 void sib_ib_rcv(struct sib_dev *dev, struct sk_buff *skb) { kfree_skb(skb); }
