@@ -165,9 +165,6 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 	if (type == IB_QPT_GSI) {
 		err = xa_insert_bh(&dev->qp_xa, SIB_GSI_QPN, NULL, GFP_KERNEL);
 		qpn = SIB_GSI_QPN;
-	} else if (type == IB_QPT_SMI) {
-		err = xa_insert_bh(&dev->qp_xa, 0, NULL, GFP_KERNEL);
-		qpn = 0;
 	} else {
 		err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
 					 XA_LIMIT(SIB_MIN_QPN, SIB_MAX_QPN),
@@ -199,8 +196,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
 	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
-	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT &&
-	    !(init->qp_type == IB_QPT_SMI && sib_is_ib(dev)))
+	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT)
 		return -EOPNOTSUPP;
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
