@@ -126,7 +126,12 @@ static int sib_cable_send(struct sib_cable *cable, struct sk_buff *skb)
 		kfree_skb(skb);
 		return -ENOMEM;
 	}
-	skb->dev = ndev;
+	/*
+	 * No device for the tunnel helpers: they count into a tunnel
+	 * netdev's per-CPU tstats (iptunnel_xmit_stats()), which the carrier
+	 * netdev does not have; IP's output sets skb->dev from the route.
+	 */
+	skb->dev = NULL;
 	rcu_read_lock();
 	sock = rcu_dereference(cable->sock);
 	if (!sock) {
@@ -166,7 +171,7 @@ static int sib_cable_send(struct sib_cable *cable, struct sk_buff *skb)
 			err = PTR_ERR(dst);
 			goto drop;
 		}
-		udp_tunnel6_xmit_skb(dst, sock->sk, skb, ndev, &fl6.saddr,
+		udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr,
 				     &fl6.daddr, 0, ip6_dst_hoplimit(dst), 0,
 				     sport, dport, false);
 	}
