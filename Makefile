@@ -30,7 +30,7 @@ help:
 	@echo "make provider   only the rdma-core provider"
 	@echo "make load       only tools/load/sib-load, the verifying RC load tool"
 	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse, sib-lat1, sib-udprr: helpers of the benchmarks)"
-	@echo "make pkey       only tools/sib-pkey (P_Key tables), tools/sib-cc (congestion control) and tests/pkey/pkey-traffic"
+	@echo "make pkey       only tools/sib-pkey (P_Key tables), tools/sib-link (IB cable), tools/sib-cc (congestion control) and tests/pkey/pkey-traffic"
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
 	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
@@ -38,9 +38,9 @@ help:
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
 	@echo "make apps       only tests/apps/sib-mpi (apps stage's MPI program; skipped without mpicc)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
-	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey, tools/sib-cc/sib-cc and tools/load/sib-load"
+	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey, tools/sib-link/sib-link, tools/sib-cc/sib-cc and tools/load/sib-load"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"
-	@echo "make install-tools   sib-pkey to $(sbindir), sib-load to $(bindir), their manual pages (prefix=...)"
+	@echo "make install-tools   sib-pkey, sib-link, sib-cc to $(sbindir), sib-load to $(bindir), their manual pages (prefix=...)"
 	@echo "make uninstall  remove what make install installed (uninstall-tools: what install-tools did)"
 	@echo "make module-kernel  print the kernel tree and release make module would build for"
 	@echo "make deb        Debian packages softib-dkms, ibverbs-provider-softib, softib-tools into build/deb/"
@@ -81,6 +81,7 @@ provider:
 # what users get (softib-tools): the others under tools/ and tests/ serve the tests and guests
 tools:
 	$(MAKE) -C tools/sib-pkey
+	$(MAKE) -C tools/sib-link
 	$(MAKE) -C tools/sib-cc
 	$(MAKE) -C tools/load
 
@@ -91,6 +92,7 @@ perf:
 	$(MAKE) -C tools/perf
 pkey:
 	$(MAKE) -C tools/sib-pkey
+	$(MAKE) -C tools/sib-link
 	$(MAKE) -C tools/sib-cc
 	$(MAKE) -C tests/pkey
 wire:
@@ -125,6 +127,8 @@ install-tools: tools
 	install -D -m 0755 tools/sib-pkey/sib-pkey $(DESTDIR)$(sbindir)/sib-pkey
 	install -D -m 0755 tools/load/sib-load $(DESTDIR)$(bindir)/sib-load
 	install -D -m 0644 man/sib-pkey.8 $(DESTDIR)$(mandir)/man8/sib-pkey.8
+	install -D -m 0755 tools/sib-link/sib-link $(DESTDIR)$(sbindir)/sib-link
+	install -D -m 0644 man/sib-link.8 $(DESTDIR)$(mandir)/man8/sib-link.8
 	install -D -m 0755 tools/sib-cc/sib-cc $(DESTDIR)$(sbindir)/sib-cc
 	install -D -m 0644 man/sib-cc.8 $(DESTDIR)$(mandir)/man8/sib-cc.8
 	install -D -m 0644 man/sib-load.1 $(DESTDIR)$(mandir)/man1/sib-load.1
@@ -139,7 +143,8 @@ uninstall:
 uninstall-tools:
 	rm -f $(DESTDIR)$(sbindir)/sib-pkey $(DESTDIR)$(bindir)/sib-load \
 		$(DESTDIR)$(sbindir)/sib-cc $(DESTDIR)$(mandir)/man8/sib-cc.8 \
-		$(DESTDIR)$(mandir)/man8/sib-pkey.8 $(DESTDIR)$(mandir)/man1/sib-load.1
+		$(DESTDIR)$(mandir)/man8/sib-pkey.8 $(DESTDIR)$(mandir)/man1/sib-load.1 \
+		$(DESTDIR)$(sbindir)/sib-link $(DESTDIR)$(mandir)/man8/sib-link.8
 
 # The Debian packages (debian/), built with dpkg-buildpackage in a copy of the tree under
 # build/deb/src (dpkg-buildpackage writes the .debs into the parent directory: build/deb/);
@@ -179,6 +184,7 @@ clean:
 	-$(MAKE) -C tools/load clean
 	-$(MAKE) -C tools/perf clean
 	-$(MAKE) -C tools/sib-pkey clean
+	-$(MAKE) -C tools/sib-link clean
 	-$(MAKE) -C tools/sib-cc clean
 	-$(MAKE) -C tests/pkey clean
 	-$(MAKE) -C tests/ring-tamper clean

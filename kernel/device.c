@@ -49,6 +49,7 @@
 #include "mcast.h"
 #include "doorbell.h"
 #include "dm.h"
+#include "ib.h"
 #include <rdma/uverbs_named_ioctl.h>
 #include <rdma/uverbs_std_types.h>
 
@@ -307,10 +308,72 @@ static void sib_disassociate_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * The IB devices (dev->ib != NULL): they are not bound to their netdev
+ * (no ib_device_set_netdev(), their link layer is not Ethernet), so the
+ * core's lookup by netdev does not find them; main.c's netdev notifier
+ * walks this list instead. An entry is on it from its registration to
+ * dealloc_driver.
+ */
+static LIST_HEAD(sib_ib_devs);
+static DEFINE_MUTEX(sib_ib_devs_mutex);
+
+/**
+ * sib_ib_dev_netdev_event() - a netdev event for the IB devices on @ndev
+ * @ndev: the netdev
+ * @event: NETDEV_UNREGISTER queues the unregistration of each IB device
+ *	   on @ndev (as for RoCE devices); NETDEV_UP, DOWN, CHANGE and
+ *	   CHANGEMTU go to the cable (sib_cable_netdev_event())
+ *
+ * Context: process, RTNL held (netdev notifier).
+ */
+void sib_ib_dev_netdev_event(struct net_device *ndev, unsigned long event)
+{
+	struct sib_ib_port *ib;
+
+	if (event != NETDEV_UNREGISTER) {
+		sib_cable_netdev_event(ndev, event);
+		return;
+	}
+	mutex_lock(&sib_ib_devs_mutex);
+	list_for_each_entry(ib, &sib_ib_devs, ib_list) {
+		if (ib->dev->ndev != ndev || !ib_device_try_get(&ib->dev->ibdev))
+			continue;
+		ib_unregister_device_queued(&ib->dev->ibdev);
+		ib_device_put(&ib->dev->ibdev);
+	}
+	mutex_unlock(&sib_ib_devs_mutex);
+}
+
+/**
+ * sib_ib_dev_on() - is there an IB device on @ndev already?
+ * @ndev: the netdev
+ *
+ * Context: process. Return: true or false.
+ */
+bool sib_ib_dev_on(struct net_device *ndev)
+{
+	struct sib_ib_port *ib;
+	bool found = false;
+
+	mutex_lock(&sib_ib_devs_mutex);
+	list_for_each_entry(ib, &sib_ib_devs, ib_list)
+		found |= ib->dev->ndev == ndev;
+	mutex_unlock(&sib_ib_devs_mutex);
+	return found;
+}
+
 static void sib_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sib_dev *dev = to_sib_dev(ibdev);
 
+	if (dev->ib) {
+		sib_cable_dev_fini(dev);
+		mutex_lock(&sib_ib_devs_mutex);
+		list_del_init(&dev->ib->ib_list);
+		mutex_unlock(&sib_ib_devs_mutex);
+		sib_ib_port_fini(dev);
+	}
 	if (dev->udp)
 		sib_udp_put(dev->udp);
 	dev->udp = NULL;
@@ -353,13 +416,17 @@ static void sib_dealloc_driver(struct ib_device *ibdev)
  * drivers (mlx4, mlx5) have the op; 6.1's rdma_rxe does not, and SMC-R
  * falls back to TCP over it.
  *
- * Context: any. Return: the netdev, held (the caller drops it).
+ * Context: any. Return: the netdev, held (the caller drops it); NULL for
+ * an IB device.
  */
 static struct net_device *sib_get_netdev(struct ib_device *ibdev, u32 port)
 {
 	struct sib_dev *dev = to_sib_dev(ibdev);
 	struct net_device *ndev = dev->gid_ndev ?: dev->ndev;
 
+	/* an IB port has no Ethernet netdev of its own (its carrier is not it) */
+	if (sib_is_ib(dev))
+		return NULL;
 	dev_hold(ndev);
 	return ndev;
 }
@@ -437,11 +504,62 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_OBJ_SIZE(mw, sib_mw, ibmw),
 };
 
+/* the IB link layer port: ibport.c's functions behind the ops */
+static int sib_ib_op_query_port(struct ib_device *ibdev, u32 port,
+				struct ib_port_attr *a)
+{
+	return sib_ib_query_port(to_sib_dev(ibdev), a);
+}
+
+static int sib_ib_op_query_gid(struct ib_device *ibdev, u32 port, int index,
+			       union ib_gid *gid)
+{
+	return sib_ib_query_gid(to_sib_dev(ibdev), index, gid);
+}
+
+static int sib_ib_op_modify_port(struct ib_device *ibdev, u32 port, int mask,
+				 struct ib_port_modify *props)
+{
+	return sib_ib_modify_port(to_sib_dev(ibdev), mask, props);
+}
+
+/* an IB port: SMI and GSI (QP0 and QP1), MAD sized management datagrams */
+static int sib_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+				     struct ib_port_immutable *imm)
+{
+	*imm = (struct ib_port_immutable) {
+		.core_cap_flags = RDMA_CORE_PORT_IBA_IB,
+		.gid_tbl_len = 1,
+		.pkey_tbl_len = SIB_MAX_PKEYS,
+		.max_mad_size = IB_MGMT_MAD_SIZE,
+	};
+	return port == 1 ? 0 : -EINVAL;
+}
+
+static enum rdma_link_layer sib_ib_get_link_layer(struct ib_device *ibdev,
+						  u32 port)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+/*
+ * Set before sib_dev_ops on an IB device: ib_set_device_ops() fills only
+ * the ops still unset, so these take the place of the RoCE ones.
+ */
+static const struct ib_device_ops sib_ib_dev_ops = {
+	.get_link_layer = sib_ib_get_link_layer,
+	.get_port_immutable = sib_ib_get_port_immutable,
+	.modify_port = sib_ib_op_modify_port,
+	.process_mad = sib_process_mad,
+	.query_gid = sib_ib_op_query_gid,
+	.query_port = sib_ib_op_query_port,
+};
+
 static struct lock_class_key sib_qp_xa_key, sib_mr_xa_key, sib_ah_xa_key,
 			     sib_srq_xa_key;
 static struct lock_class_key sib_mw_xa_key;
 
-static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
+static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev, bool ib)
 {
 	struct ib_device *ibdev = &dev->ibdev;
 
@@ -487,6 +605,8 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev)
 	/* the legacy write() commands the core does not enable by default */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	if (ib)
+		ib_set_device_ops(ibdev, &sib_ib_dev_ops);
 	ib_set_device_ops(ibdev, &sib_dev_ops);
 	ibdev->driver_def = sib_dev_uapi_defs;
 }
@@ -507,7 +627,7 @@ int sib_dev_add(const char *name, struct net_device *ndev)
 	dev = ib_alloc_device(sib_dev, ibdev);
 	if (!dev)
 		return -ENOMEM;
-	sib_dev_init(dev, ndev);
+	sib_dev_init(dev, ndev, false);
 	sib_cc_dev_init(dev);
 	err = sib_counters_alloc(dev);
 	if (err)
@@ -527,6 +647,49 @@ int sib_dev_add(const char *name, struct net_device *ndev)
 	err = ib_register_device(&dev->ibdev, name, NULL);
 	if (err)
 		goto err_dealloc;
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+/**
+ * sib_dev_add_ib() - create and register a softib IB device on @ndev
+ * @name: device name from `rdma link add NAME type softib-ib`
+ * @ndev: the carrier netdev (Ethernet) its cable's datagrams use
+ *
+ * An InfiniBand link layer device (ib.h): one port in state DOWN,
+ * physical state Polling and LID 0 until a cable is plugged (sib-link)
+ * and an SM configures it. No RoCE UDP socket (dev->udp stays NULL), not
+ * bound to @ndev (no RoCE GID table); its own list for netdev events.
+ * Context: process (RDMA netlink). Return: 0 or -errno.
+ */
+int sib_dev_add_ib(const char *name, struct net_device *ndev)
+{
+	struct sib_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(sib_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	sib_dev_init(dev, ndev, true);
+	sib_cc_dev_init(dev);
+	err = sib_counters_alloc(dev);
+	if (err)
+		goto err_dealloc;
+	err = sib_pkey_port_init(&dev->pkey);
+	if (err)
+		goto err_dealloc;
+	err = sib_ib_port_init(dev);
+	if (err)
+		goto err_dealloc;
+	err = ib_register_device(&dev->ibdev, name, NULL);
+	if (err)
+		goto err_dealloc;
+	mutex_lock(&sib_ib_devs_mutex);
+	list_add_tail(&dev->ib->ib_list, &sib_ib_devs);
+	mutex_unlock(&sib_ib_devs_mutex);
 	return 0;
 
 err_dealloc:

@@ -6,5 +6,8 @@
 
 int sib_dev_add(const char *name, struct net_device *ndev);
 void sib_dev_port_event(struct sib_dev *dev);
+int sib_dev_add_ib(const char *name, struct net_device *ndev);
+void sib_ib_dev_netdev_event(struct net_device *ndev, unsigned long event);
+bool sib_ib_dev_on(struct net_device *ndev);
 
 #endif

@@ -96,8 +96,14 @@ struct sib_ib_port {
 	u8 resp_time;
 	u8 client_rereg;
 	u8 sl2vl[16];
-	struct sib_cable *cable;	/* cable.c; NULL until configured */
+	struct sib_cable __rcu *cable;	/* cable.c; NULL until configured */
 	/* more fields of ibport.c and cable.c (the "cable" engineer) here */
+	struct sib_dev *dev;		/* the device this port belongs to */
+	struct list_head ib_list;	/* device.c: sib_ib_devs, the netdev events */
+	u32 sm_holders;			/* modify_port IB_PORT_SM set - cleared */
+	struct work_struct event_work;	/* dispatches @ev_ring (ibport.c) */
+	u8 ev_ring[16];			/* enum ib_event_type, in order */
+	u8 ev_head, ev_tail;		/* @ev_ring: next to take, next free */
 
 	/* more fields of sma.c (the "sma" engineer) here */
 
@@ -127,12 +133,36 @@ int sib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		    size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 /* cable.c */
+/*
+ * struct sib_cable_cfg - a cable's partner (netlink SIB_NL_CMD_CABLE_SET)
+ * @family: AF_INET or AF_INET6, which of @peer4/@peer6 holds the address
+ * @peer_port, @local_port: UDP ports, host order; 0: SIB_IB_CABLE_PORT
+ */
+struct sib_cable_cfg {
+	int family;
+	__be32 peer4;
+	struct in6_addr peer6;
+	u16 peer_port;
+	u16 local_port;
+};
+
+/* struct sib_cable_info - what SIB_NL_CMD_CABLE_GET shows */
+struct sib_cable_info {
+	bool plugged;
+	struct sib_cable_cfg cfg;
+	u64 link_sent;
+	u64 link_rcvd;
+};
+
 int sib_cable_init(void);
 void sib_cable_exit(void);
 void sib_cable_dev_fini(struct sib_dev *dev);
 void sib_cable_netdev_event(struct net_device *ndev, unsigned long event);
 unsigned int sib_cable_headroom(void);
 int sib_cable_xmit(struct sib_dev *dev, struct sk_buff *skb);
+int sib_cable_plug(struct sib_dev *dev, const struct sib_cable_cfg *cfg);
+int sib_cable_unplug(struct sib_dev *dev);
+void sib_cable_get(struct sib_dev *dev, struct sib_cable_info *info);
 
 /* lrh.c */
 int sib_ib_pkt_build(struct sib_qp *qp, const struct sib_av *av,

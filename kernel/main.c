@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softib: module entry. `rdma link add NAME type softib netdev DEV`
- * creates a device; a netdev notifier keeps each device's port in step
+ * creates a RoCE device, `... type softib-ib ...` an InfiniBand one (ib.h); a netdev notifier keeps each device's port in step
  * with its netdev and removes the device when the netdev goes away.
  */
 #include <linux/module.h>
@@ -15,6 +15,7 @@
 #include "mr.h"
 #include "net.h"
 #include "netlink.h"
+#include "ib.h"
 
 struct workqueue_struct *sib_wq;
 
@@ -42,12 +43,30 @@ static struct rdma_link_ops sib_link_ops = {
 	.newlink = sib_newlink,
 };
 
+/* `rdma link add NAME type softib-ib netdev DEV`: one IB device per netdev */
+static int sib_newlink_ib(const char *name, struct net_device *ndev)
+{
+	if (ndev->type != ARPHRD_ETHER)
+		return -EINVAL;
+	if (sib_ib_dev_on(ndev))
+		return -EEXIST;
+	return sib_dev_add_ib(name, ndev);
+}
+
+static struct rdma_link_ops sib_ib_link_ops = {
+	.type = "softib-ib",
+	.newlink = sib_newlink_ib,
+};
+
 static int sib_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct ib_device *ibdev = sib_find(ndev);
+	struct ib_device *ibdev;
 
+	/* the IB devices on @ndev (not bound to it: not found by sib_find()) */
+	sib_ib_dev_netdev_event(ndev, event);
+	ibdev = sib_find(ndev);
 	if (!ibdev)
 		return NOTIFY_DONE;
 	switch (event) {
@@ -100,18 +119,24 @@ static int __init sib_init(void)
 	err = sib_net_init();
 	if (err)
 		goto err_wq;
-	err = register_netdevice_notifier(&sib_netdev_nb);
+	err = sib_cable_init();
 	if (err)
 		goto err_net;
+	err = register_netdevice_notifier(&sib_netdev_nb);
+	if (err)
+		goto err_cable;
 	err = sib_nl_init();
 	if (err)
 		goto err_notifier;
 	rdma_link_register(&sib_link_ops);
+	rdma_link_register(&sib_ib_link_ops);
 	pr_info("softib: loaded\n");
 	return 0;
 
 err_notifier:
 	unregister_netdevice_notifier(&sib_netdev_nb);
+err_cable:
+	sib_cable_exit();
 err_net:
 	sib_net_fini();
 err_wq:
@@ -123,10 +148,12 @@ err_crc:
 
 static void __exit sib_exit(void)
 {
+	rdma_link_unregister(&sib_ib_link_ops);
 	rdma_link_unregister(&sib_link_ops);
 	sib_nl_exit();
 	unregister_netdevice_notifier(&sib_netdev_nb);
 	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
+	sib_cable_exit();
 	sib_net_fini();
 	destroy_workqueue(sib_wq);
 	sib_icrc_exit();
@@ -140,5 +167,6 @@ MODULE_AUTHOR("softib authors");
 MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softib");
+MODULE_ALIAS_RDMA_LINK("softib-ib");
 /* softib_db: the doorbell file, which providers prefer (doorbell.c) */
 MODULE_SOFTDEP("pre: crc32 post: softib_db");

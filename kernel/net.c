@@ -474,6 +474,10 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 	int err;
 
 	skb->dev = dev->ndev;
+	if (!dev->udp) {		/* an IB device: its packets take the cable */
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
 	rcu_read_lock();
 	sock = v4 ? rcu_dereference(dev->udp->sk4) :
 		    rcu_dereference(dev->udp->sk6);

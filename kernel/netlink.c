@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softib: the generic netlink family "softib" (uapi: rdma/softib-netlink.h),
- * the run-time configuration interface of tools/sib-pkey and tools/sib-cc. Commands that
+ * the run-time configuration interface of tools/sib-pkey, tools/sib-cc
+ * and tools/sib-link (the cable of an IB device, cable.c). Commands that
  * change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM); a device is found
  * by its RDMA name and must be visible from the caller's netns.
  */
@@ -10,6 +11,7 @@
 
 #include "softib.h"
 #include "netlink.h"
+#include "ib.h"
 
 static const struct nla_policy sib_nl_policy[SIB_NL_ATTR_MAX + 1] = {
 	[SIB_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
@@ -19,6 +21,10 @@ static const struct nla_policy sib_nl_policy[SIB_NL_ATTR_MAX + 1] = {
 	[SIB_NL_ATTR_PKEY] = { .type = NLA_U16 },
 	[SIB_NL_ATTR_CC_NAME] = { .type = NLA_NUL_STRING, .len = 63 },
 	[SIB_NL_ATTR_CC_VALUE] = { .type = NLA_U32 },
+	[SIB_NL_ATTR_CABLE_PEER4] = NLA_POLICY_EXACT_LEN(4),
+	[SIB_NL_ATTR_CABLE_PEER6] = NLA_POLICY_EXACT_LEN(16),
+	[SIB_NL_ATTR_CABLE_PEER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[SIB_NL_ATTR_CABLE_LOCAL_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 };
 
 static struct genl_family sib_nl_family;
@@ -240,6 +246,129 @@ static int sib_nl_cc_set(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* the IB device a cable command names; release with ib_device_put() */
+static struct sib_dev *sib_nl_ib_dev(struct genl_info *info)
+{
+	struct sib_dev *dev = sib_nl_dev(info);
+
+	if (!IS_ERR(dev) && !sib_is_ib(dev)) {
+		ib_device_put(&dev->ibdev);
+		GENL_SET_ERR_MSG(info, "not an InfiniBand (softib-ib) device");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	return dev;
+}
+
+static int sib_nl_put_cable(struct sk_buff *msg, struct sib_dev *dev)
+{
+	struct sib_cable_info ci;
+	struct ib_port_attr pa = {};
+
+	sib_cable_get(dev, &ci);
+	sib_ib_query_port(dev, &pa);
+	if (nla_put_string(msg, SIB_NL_ATTR_DEV_NAME, dev_name(&dev->ibdev.dev)) ||
+	    nla_put_u32(msg, SIB_NL_ATTR_PORT, 1) ||
+	    nla_put_u8(msg, SIB_NL_ATTR_CABLE_PHYS_STATE, pa.phys_state) ||
+	    nla_put_u8(msg, SIB_NL_ATTR_CABLE_PORT_STATE, pa.state))
+		return -EMSGSIZE;
+	if (!ci.plugged)
+		return 0;
+	if (ci.cfg.family == AF_INET) {
+		if (nla_put(msg, SIB_NL_ATTR_CABLE_PEER4, 4, &ci.cfg.peer4))
+			return -EMSGSIZE;
+	} else if (nla_put(msg, SIB_NL_ATTR_CABLE_PEER6, 16, &ci.cfg.peer6)) {
+		return -EMSGSIZE;
+	}
+	if (nla_put_u16(msg, SIB_NL_ATTR_CABLE_PEER_PORT, ci.cfg.peer_port) ||
+	    nla_put_u16(msg, SIB_NL_ATTR_CABLE_LOCAL_PORT, ci.cfg.local_port) ||
+	    nla_put_u64_64bit(msg, SIB_NL_ATTR_CABLE_LINK_SENT, ci.link_sent,
+			      SIB_NL_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, SIB_NL_ATTR_CABLE_LINK_RCVD, ci.link_rcvd,
+			      SIB_NL_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int sib_nl_cable_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct sib_dev *dev;
+	void *hdr;
+	int err;
+
+	dev = sib_nl_ib_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = -ENOMEM;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto put;
+	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0,
+				SIB_NL_CMD_CABLE_GET);
+	if (!hdr)
+		goto free;
+	err = sib_nl_put_cable(msg, dev);
+	if (err)
+		goto free;
+	genlmsg_end(msg, hdr);
+	ib_device_put(&dev->ibdev);
+	return genlmsg_reply(msg, info);
+free:
+	nlmsg_free(msg);
+put:
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
+static int sib_nl_cable_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct sib_cable_cfg cfg = {};
+	struct sib_dev *dev;
+	int err;
+
+	if (!!a[SIB_NL_ATTR_CABLE_PEER4] == !!a[SIB_NL_ATTR_CABLE_PEER6]) {
+		GENL_SET_ERR_MSG(info, "one partner address, IPv4 or IPv6");
+		return -EINVAL;
+	}
+	if (a[SIB_NL_ATTR_CABLE_PEER4]) {
+		cfg.family = AF_INET;
+		nla_memcpy(&cfg.peer4, a[SIB_NL_ATTR_CABLE_PEER4], 4);
+	} else {
+		cfg.family = AF_INET6;
+		nla_memcpy(&cfg.peer6, a[SIB_NL_ATTR_CABLE_PEER6], 16);
+	}
+	if (a[SIB_NL_ATTR_CABLE_PEER_PORT])
+		cfg.peer_port = nla_get_u16(a[SIB_NL_ATTR_CABLE_PEER_PORT]);
+	if (a[SIB_NL_ATTR_CABLE_LOCAL_PORT])
+		cfg.local_port = nla_get_u16(a[SIB_NL_ATTR_CABLE_LOCAL_PORT]);
+	dev = sib_nl_ib_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = sib_cable_plug(dev, &cfg);
+	if (err == -EINVAL)
+		GENL_SET_ERR_MSG(info, "UDP port 4791 is RoCEv2's");
+	else if (err == -EADDRINUSE)
+		GENL_SET_ERR_MSG(info, "local UDP port in use on the netdev");
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
+static int sib_nl_cable_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sib_dev *dev;
+	int err;
+
+	dev = sib_nl_ib_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = sib_cable_unplug(dev);
+	if (err == -ENOENT)
+		GENL_SET_ERR_MSG(info, "no cable plugged");
+	ib_device_put(&dev->ibdev);
+	return err;
+}
+
 /* one small op per command: the handler, and whether it needs CAP_NET_ADMIN */
 #define SIB_NL_OP(command, handler, admin) \
 	{ .cmd = (command), .doit = (handler), .flags = (admin) ? GENL_ADMIN_PERM : 0 }
@@ -250,6 +379,9 @@ static const struct genl_small_ops sib_nl_ops[] = {
 	SIB_NL_OP(SIB_NL_CMD_PKEY_DEL, sib_nl_pkey_del, true),
 	SIB_NL_OP(SIB_NL_CMD_CC_GET, sib_nl_cc_get, false),
 	SIB_NL_OP(SIB_NL_CMD_CC_SET, sib_nl_cc_set, true),
+	SIB_NL_OP(SIB_NL_CMD_CABLE_GET, sib_nl_cable_get, false),
+	SIB_NL_OP(SIB_NL_CMD_CABLE_SET, sib_nl_cable_set, true),
+	SIB_NL_OP(SIB_NL_CMD_CABLE_DEL, sib_nl_cable_del, true),
 };
 
 static struct genl_family sib_nl_family __ro_after_init = {

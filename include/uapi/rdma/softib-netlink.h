@@ -25,6 +25,21 @@
  * SIB_NL_CMD_CC_SET: set the parameter CC_NAME to CC_VALUE
  *	(CAP_NET_ADMIN). -ENOENT for an unknown name, -ERANGE for a value
  *	outside the parameter's bounds.
+ *
+ * The cable of an InfiniBand device (`rdma link add ... type softib-ib`;
+ * -EOPNOTSUPP on a RoCE device):
+ * SIB_NL_CMD_CABLE_GET: reply of the same command with DEV_NAME, PORT,
+ *	CABLE_PHYS_STATE and CABLE_PORT_STATE (the port's physical and
+ *	logical state, IBTA values: 2 Polling, 5 LinkUp; 1 Down, 2 Init,
+ *	3 Armed, 4 Active) and, when a cable is plugged, CABLE_PEER4 or
+ *	CABLE_PEER6, CABLE_PEER_PORT, CABLE_LOCAL_PORT, CABLE_LINK_SENT and
+ *	CABLE_LINK_RCVD (link packets sent and heard).
+ * SIB_NL_CMD_CABLE_SET: plug the cable to the partner at CABLE_PEER4 or
+ *	CABLE_PEER6 (one of them), optional CABLE_PEER_PORT and
+ *	CABLE_LOCAL_PORT (default 4792 each; 4791 is refused), replacing a
+ *	cable plugged before (CAP_NET_ADMIN). -EADDRINUSE when the local
+ *	port is taken on the carrier netdev.
+ * SIB_NL_CMD_CABLE_DEL: unplug it (CAP_NET_ADMIN); -ENOENT when none is.
  */
 #ifndef SOFTIB_NETLINK_H
 #define SOFTIB_NETLINK_H
@@ -39,6 +54,9 @@ enum sib_nl_cmd {
 	SIB_NL_CMD_PKEY_DEL,
 	SIB_NL_CMD_CC_GET,
 	SIB_NL_CMD_CC_SET,
+	SIB_NL_CMD_CABLE_GET,
+	SIB_NL_CMD_CABLE_SET,
+	SIB_NL_CMD_CABLE_DEL,
 	__SIB_NL_CMD_MAX,
 };
 #define SIB_NL_CMD_MAX (__SIB_NL_CMD_MAX - 1)
@@ -57,6 +75,15 @@ enum sib_nl_attr {
 	SIB_NL_ATTR_CC_NAME,		/* string */
 	SIB_NL_ATTR_CC_VALUE,		/* u32 */
 	SIB_NL_ATTR_CC_UNIT,		/* string, e.g. "us", "Mbps" */
+	SIB_NL_ATTR_CABLE_PEER4,	/* binary, 4 bytes: IPv4 address */
+	SIB_NL_ATTR_CABLE_PEER6,	/* binary, 16 bytes: IPv6 address */
+	SIB_NL_ATTR_CABLE_PEER_PORT,	/* u16, UDP port of the partner */
+	SIB_NL_ATTR_CABLE_LOCAL_PORT,	/* u16, UDP port of this end */
+	SIB_NL_ATTR_CABLE_PHYS_STATE,	/* u8, PortPhysicalState */
+	SIB_NL_ATTR_CABLE_PORT_STATE,	/* u8, PortState */
+	SIB_NL_ATTR_CABLE_LINK_SENT,	/* u64, link packets sent */
+	SIB_NL_ATTR_CABLE_LINK_RCVD,	/* u64, link packets heard */
+	SIB_NL_ATTR_PAD,		/* padding of the u64 attributes */
 	__SIB_NL_ATTR_MAX,
 };
 #define SIB_NL_ATTR_MAX (__SIB_NL_ATTR_MAX - 1)
