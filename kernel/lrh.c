@@ -348,9 +348,11 @@ static bool sib_ib_grh_ok(struct sk_buff *skb, unsigned int pktlen)
 }
 
 /*
- * VL and DLID rules: VL15 carries only SMPs, to QP0, and only VL15 may
- * use the permissive DLID; data VLs never reach QP0; a multicast DLID
- * goes with a GRH and QP 0xFFFFFF, a unicast one must be the port's.
+ * VL, SLID and DLID rules: VL15 carries only SMPs, to QP0, and only VL15
+ * may use the permissive DLID; data VLs never reach QP0 and come from a
+ * unicast SLID (IBTA 7.11.1: LID 0 is reserved, multicast and permissive
+ * LIDs are no source); a multicast DLID goes with a GRH and QP 0xFFFFFF,
+ * a unicast one must be the port's.
  * Return: 0 or the counter to count the drop with.
  */
 static int sib_ib_rcv_route(struct sib_dev *dev,
@@ -362,6 +364,8 @@ static int sib_ib_rcv_route(struct sib_dev *dev,
 	if (smp != (dqpn == 0))
 		return SIB_CNT_IB_DROP_VL;
 	ib->smp = smp;
+	if (!smp && (!li->slid || li->slid >= SIB_IB_MCAST_LID_BASE))
+		return SIB_CNT_IB_DROP_LRH;
 	if (li->dlid == SIB_IB_LID_PERMISSIVE)
 		return smp ? 0 : SIB_CNT_IB_DROP_DLID;
 	if (sib_ib_lid_is_mcast(li->dlid))
@@ -458,7 +462,8 @@ drop:
  * Checks, each drop counted: the length against the LRH's PktLen, LVer
  * 0, LNH (IBA local or global; raw packets are not taken), the VCRC
  * (rcvd_vcrc_err), the GRH's IPVer/NxtHdr/PayLen (rcvd_lrh_err), the VL
- * (VL15 only to QP0, QP0 only on VL15: rcvd_vl_err), the DLID (the
+ * (VL15 only to QP0, QP0 only on VL15: rcvd_vl_err), a data packet's
+ * SLID (unicast: rcvd_lrh_err), the DLID (the
  * port's LIDs under its LMC, multicast with a GRH to QP 0xFFFFFF, the
  * permissive LID on VL15 only: rcvd_dlid_err), the port state (data in
  * Armed or Active only, IBTA 7.2: rcvd_port_state_err), the ICRC

@@ -368,6 +368,8 @@ static const struct sib_lrh_rcv_case sib_lrh_rcv_cases[] = {
 	{ "grh_ipver", SIB_VEC_MCAST, 8, 0x20, 0, false, SIB_CNT_IB_DROP_LRH },
 	{ "vl15_not_qp0", SIB_VEC_RC, 0, 0xf0, 0, false, SIB_CNT_IB_DROP_VL },
 	{ "qp0_data_vl", SIB_VEC_SMP, 0, 0xf0, 0, false, SIB_CNT_IB_DROP_VL },
+	{ "slid_mcast", SIB_VEC_RC, 6, 0xc0, 0, false, SIB_CNT_IB_DROP_LRH },
+	{ "slid_zero", SIB_VEC_RC, 7, 0x01, 0, false, SIB_CNT_IB_DROP_LRH },
 	{ "permissive_data", SIB_VEC_RC, 2, 0xff, 0, false, SIB_CNT_IB_DROP_DLID,
 	  3, 0xfd },
 	{ "mcast_no_grh", SIB_VEC_RC, 2, 0xc0, 0, false, SIB_CNT_IB_DROP_DLID },
