@@ -68,19 +68,19 @@ static const u16 sib_vcrc_table[256] = {
  * sib_vcrc() - the variant CRC of IBTA 7.8.2 (and of link packets)
  * @data: bytes
  * @len: their number
- * @crc: 0 to start, or the result of a call over the bytes before @data
+ * @crc: the CRC register to start from: SIB_VCRC_SEED (all ones, IBTA
+ *	 7.8.2) for the first byte of a packet, or the inverted result of a
+ *	 call over the bytes before @data to continue over a further piece
  *
- * A 16-bit CRC with polynomial 0x100B, register seeded with all ones,
- * bits taken least significant first, the result inverted: the value to
- * write on the cable with put_unaligned_le16(). Chaining calls over
- * consecutive pieces gives the CRC of the whole.
+ * A 16-bit CRC with polynomial 0x100B, bits taken least significant
+ * first, the result inverted: sib_vcrc(p, n, SIB_VCRC_SEED) is the value
+ * to write on the cable with put_unaligned_le16().
  * Context: any. Return: the CRC.
  */
 u16 sib_vcrc(const void *data, size_t len, u16 crc)
 {
 	const u8 *p = data;
 
-	crc = ~crc;
 	while (len--)
 		crc = (crc >> 8) ^ sib_vcrc_table[(crc ^ *p++) & 0xff];
 	return ~crc;
@@ -93,21 +93,21 @@ static u16 sib_vcrc_skb(struct sk_buff *skb, unsigned int off,
 	struct skb_seq_state st;
 	unsigned int consumed = 0, n;
 	const u8 *data;
-	u16 crc = 0;
+	u16 crc = SIB_VCRC_SEED;	/* the register, not inverted */
 
 	if (off + len <= skb_headlen(skb))
-		return sib_vcrc(skb->data + off, len, 0);
+		return sib_vcrc(skb->data + off, len, SIB_VCRC_SEED);
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(consumed, &data, &st)) != 0) {
 		n = min(n, len - consumed);
-		crc = sib_vcrc(data, n, crc);
+		crc = (u16)~sib_vcrc(data, n, crc);
 		consumed += n;
 		if (consumed >= len) {
 			skb_abort_seq_read(&st);
 			break;
 		}
 	}
-	return crc;
+	return (u16)~crc;
 }
 
 /**

@@ -79,9 +79,10 @@ static void sib_lrh_test_vcrc_check(struct kunit *test)
 {
 	static const char s[] = "123456789";
 
-	KUNIT_EXPECT_EQ(test, sib_vcrc(s, 9, 0), SIB_LRH_VCRC_CHECK);
-	/* chaining over two pieces gives the CRC of the whole */
-	KUNIT_EXPECT_EQ(test, sib_vcrc(s + 4, 5, sib_vcrc(s, 4, 0)),
+	KUNIT_EXPECT_EQ(test, sib_vcrc(s, 9, SIB_VCRC_SEED), SIB_LRH_VCRC_CHECK);
+	/* continuing from the inverted result gives the CRC of the whole */
+	KUNIT_EXPECT_EQ(test,
+			sib_vcrc(s + 4, 5, (u16)~sib_vcrc(s, 4, SIB_VCRC_SEED)),
 			SIB_LRH_VCRC_CHECK);
 }
 
@@ -92,7 +93,7 @@ static void sib_lrh_test_vcrc_vectors(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sib_lrh_vecs); i++) {
 		const struct sib_lrh_vec *v = &sib_lrh_vecs[i];
 
-		KUNIT_EXPECT_EQ_MSG(test, sib_vcrc(v->pkt, v->len - 2, 0),
+		KUNIT_EXPECT_EQ_MSG(test, sib_vcrc(v->pkt, v->len - 2, SIB_VCRC_SEED),
 				    get_unaligned_le16(v->pkt + v->len - 2),
 				    "vector %s", v->name);
 	}
@@ -405,7 +406,7 @@ static void sib_lrh_rcv_one(struct kunit *test, struct sib_dev *dev,
 	if (c->off2)
 		p[c->off2] ^= c->xor2;
 	if (!c->keep_vcrc)
-		put_unaligned_le16(sib_vcrc(p, len - SIB_VCRC_LEN, 0),
+		put_unaligned_le16(sib_vcrc(p, len - SIB_VCRC_LEN, SIB_VCRC_SEED),
 				   p + len - SIB_VCRC_LEN);
 	for (i = 0; i < ARRAY_SIZE(sib_lrh_drop_cnts); i++)
 		before[i] = sib_counter_read(dev, sib_lrh_drop_cnts[i]);
