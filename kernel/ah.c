@@ -8,6 +8,7 @@
 #include <linux/netdevice.h>
 
 #include "ah.h"
+#include "ib.h"
 
 /*
  * May a QP or AH of @dev send from a GID of @ndev? A device on a VLAN
@@ -35,15 +36,58 @@ static int sib_av_check_ndev(struct sib_dev *dev, struct net_device *ndev)
 	return -EINVAL;
 }
 
+/*
+ * An InfiniBand device's AV (see struct sib_av): routed by LID, with a GRH
+ * when the attribute has one. Whether the DLID is the port's own is
+ * decided per packet (net.c), not here: the SM may change the LID.
+ */
+static int sib_av_from_ib_attr(struct sib_dev *dev,
+			       const struct rdma_ah_attr *attr,
+			       struct sib_av *av)
+{
+	const struct ib_global_route *grh;
+	u32 dlid = rdma_ah_get_dlid(attr);
+	int err;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_IB || dlid > 0xffff ||
+	    rdma_ah_get_sl(attr) > 15)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	av->net_type = RDMA_NETWORK_IB;
+	av->dlid = dlid;
+	av->sl = rdma_ah_get_sl(attr);
+	av->src_path_bits = rdma_ah_get_path_bits(attr);
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return 0;
+	grh = rdma_ah_read_grh(attr);
+	if (grh->sgid_attr) {
+		av->sgid = grh->sgid_attr->gid;
+	} else {
+		err = sib_ib_query_gid(dev, grh->sgid_index, &av->sgid);
+		if (err)
+			return err;
+	}
+	av->dgid = grh->dgid;
+	av->flow_label = grh->flow_label;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->grh = 1;
+	return 0;
+}
+
 /**
  * sib_av_from_attr() - resolve an rdma_ah_attr into a RoCEv2 AV
  * @dev: device
  * @attr: attribute with GRH and sgid_attr (the core fills sgid_attr)
  * @av: out
  *
+ * On an InfiniBand device (sib_is_ib()) an IB attribute gives an AV
+ * routed by LID, with a GRH when it has one (see struct sib_av).
  * Context: any. Return: 0, -EINVAL when there is no GRH, the source
  * GID is not a RoCEv2 GID or is not this device's to use (a GID of
- * another netdev on a device on a VLAN netdev, see sib_av_check_ndev()).
+ * another netdev on a device on a VLAN netdev, see sib_av_check_ndev());
+ * on an InfiniBand device -EINVAL for an attribute not of IB type or a
+ * DLID or SL out of range.
  */
 int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 		     struct sib_av *av)
@@ -54,6 +98,8 @@ int sib_av_from_attr(struct sib_dev *dev, const struct rdma_ah_attr *attr,
 	struct net_device *ndev;
 	int err;
 
+	if (sib_is_ib(dev))
+		return sib_av_from_ib_attr(dev, attr, av);
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
@@ -167,6 +213,18 @@ int sib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	struct sib_ah *ah = to_sib_ah(ibah);
 
 	memset(attr, 0, sizeof(*attr));
+	if (ah->av.net_type == RDMA_NETWORK_IB) {
+		attr->type = RDMA_AH_ATTR_TYPE_IB;
+		rdma_ah_set_port_num(attr, 1);
+		rdma_ah_set_dlid(attr, ah->av.dlid);
+		rdma_ah_set_sl(attr, ah->av.sl);
+		rdma_ah_set_path_bits(attr, ah->av.src_path_bits);
+		if (ah->av.grh)
+			rdma_ah_set_grh(attr, &ah->av.dgid, ah->av.flow_label,
+					0, ah->av.hop_limit,
+					ah->av.traffic_class);
+		return 0;
+	}
 	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(attr, 1);
 	rdma_ah_set_grh(attr, &ah->av.dgid, ah->av.flow_label, 0,

@@ -6,6 +6,8 @@
  * label, hop limit) set to ones, the UDP header with its checksum set to
  * ones, the BTH with its resv8a byte set to ones, and the rest of the
  * packet up to the ICRC. Sent inverted, least significant byte first.
+ * A native InfiniBand packet's ICRC (IBTA 7.8.1) is the same CRC over the
+ * real LRH and GRH with their variant fields masked: sib_icrc_ib().
  */
 #include <linux/crc32.h>
 #include <crypto/hash.h>
@@ -15,6 +17,7 @@
 
 #include "icrc.h"
 #include "hdr.h"
+#include "ib.h"
 
 /* CRC32 state after ~0 seed and 8 bytes of 0xff (the masked LRH) */
 #define SIB_ICRC_SEED 0xdebb20e3U
@@ -135,5 +138,51 @@ u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len)
 	n = iplen + sizeof(*udp) + SIB_BTH_LEN;
 	crc = sib_crc32(SIB_ICRC_SEED, hdr, n);
 	crc = sib_crc32_skb(crc, skb, bth_off + SIB_BTH_LEN, len - SIB_BTH_LEN);
+	return ~crc;
+}
+
+/* the LRH's VL nibble, masked for the native ICRC (IBTA 7.8.1) */
+#define SIB_ICRC_IB_VL_MASK	0xf0
+/* the GRH's first 4 bytes: IPVer(4) | TClass(8) | FlowLabel(20) */
+#define SIB_ICRC_IB_GRH_VAR	0x0fffffffU
+
+/**
+ * sib_icrc_ib() - compute the ICRC of a native InfiniBand packet
+ * @skb: packet with skb->data at the LRH; the LRH, the GRH (when the
+ *	 LRH's LNH says one follows) and the BTH linear, the rest may be
+ *	 in page fragments
+ * @len: bytes from the LRH up to (not including) the ICRC
+ *
+ * IBTA 7.8.1: a CRC32 (seed all ones, the same polynomial and bit order
+ * as RoCEv2's, see sib_icrc()) over the packet from the LRH on, with
+ * the variant fields taken as ones: the LRH's VL, the GRH's traffic
+ * class, flow label and hop limit, and the BTH's resv8a byte. The value
+ * returned is the one to put on the wire, least significant byte first
+ * (cpu_to_le32()), as for RoCEv2.
+ * Context: any. Return: the ICRC.
+ */
+u32 sib_icrc_ib(struct sk_buff *skb, unsigned int len)
+{
+	u8 hdr[SIB_LRH_LEN + SIB_GRH_LEN + SIB_BTH_LEN];
+	unsigned int n = SIB_LRH_LEN;
+	struct sib_bth *bth;
+	u32 crc;
+
+	memcpy(hdr, skb->data, SIB_LRH_LEN);
+	hdr[0] |= SIB_ICRC_IB_VL_MASK;
+	if ((hdr[1] & 0x3) == SIB_IB_LNH_GLOBAL) {
+		struct ib_grh *grh = (struct ib_grh *)(hdr + SIB_LRH_LEN);
+
+		memcpy(grh, skb->data + n, SIB_GRH_LEN);
+		grh->version_tclass_flow |= cpu_to_be32(SIB_ICRC_IB_GRH_VAR);
+		grh->hop_limit = 0xff;
+		n += SIB_GRH_LEN;
+	}
+	bth = (struct sib_bth *)(hdr + n);
+	memcpy(bth, skb->data + n, SIB_BTH_LEN);
+	bth->qpn |= cpu_to_be32(~SIB_QPN_MASK);
+	n += SIB_BTH_LEN;
+	crc = sib_crc32(~0U, hdr, n);
+	crc = sib_crc32_skb(crc, skb, n, len - n);
 	return ~crc;
 }

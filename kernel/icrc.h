@@ -7,5 +7,6 @@
 int sib_icrc_init(void);
 void sib_icrc_exit(void);
 u32 sib_icrc(struct sk_buff *skb, unsigned int bth_off, unsigned int len);
+u32 sib_icrc_ib(struct sk_buff *skb, unsigned int len);
 
 #endif

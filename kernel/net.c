@@ -26,6 +26,7 @@
 #include "qpcore.h"
 #include "recv.h"
 #include "trace.h"
+#include "lrh.h"
 
 /*
  * struct sib_udp - the sockets of one network namespace
@@ -208,11 +209,25 @@ void sib_net_fini(void)
 	unregister_pernet_subsys(&sib_net_ops);
 }
 
-/* room in front of the BTH for the link layer, IP and UDP headers */
+/*
+ * room in front of the BTH for the link layer, IP and UDP headers; on an
+ * InfiniBand device also for the LRH and GRH, and what the cable puts in
+ * front of those
+ */
 static unsigned int sib_skb_head(struct sib_dev *dev)
 {
-	return LL_RESERVED_SPACE(dev->ndev) + sizeof(struct ipv6hdr) +
-	       sizeof(struct udphdr);
+	unsigned int head = LL_RESERVED_SPACE(dev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+
+	if (sib_is_ib(dev))
+		head += SIB_LRH_LEN + SIB_GRH_LEN + sib_cable_headroom();
+	return head;
+}
+
+/* room after the ICRC: an InfiniBand packet's VCRC */
+static unsigned int sib_skb_tail(struct sib_dev *dev)
+{
+	return sib_is_ib(dev) ? SIB_VCRC_LEN : 0;
 }
 
 /**
@@ -232,7 +247,7 @@ static unsigned int sib_skb_head(struct sib_dev *dev)
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
 	unsigned int head = sib_skb_head(dev);
-	unsigned int size = SKB_DATA_ALIGN(head + len) +
+	unsigned int size = SKB_DATA_ALIGN(head + len + sib_skb_tail(dev)) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb = NULL;
 	void *data;
@@ -246,7 +261,8 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 		}
 	}
 	if (!skb)
-		skb = alloc_skb(head + len, GFP_KERNEL | __GFP_NOWARN);
+		skb = alloc_skb(head + len + sib_skb_tail(dev),
+				GFP_KERNEL | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -271,7 +287,7 @@ bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len)
 	unsigned int head = sib_skb_head(dev);
 
 	if (skb_shared(skb) || skb_cloned(skb) || skb_is_nonlinear(skb) ||
-	    head + len > skb_end_offset(skb))
+	    head + len + sib_skb_tail(dev) > skb_end_offset(skb))
 		return false;
 	skb->data = skb->head + head;
 	skb_reset_tail_pointer(skb);
@@ -495,6 +511,49 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 	return net_xmit_eval(err);
 }
 
+/*
+ * sib_pkt_xmit() of an InfiniBand device: LRH (and GRH) instead of IP and
+ * UDP; to the port's own LID inside softib, else sealed (ICRC, VCRC) and
+ * onto the cable. A multicast packet goes to the port's own group members
+ * too (IBTA 10.5.2.2). A packet the port state holds back (lrh.c counts
+ * it) is dropped like a lost one: the engines' retries see to it.
+ */
+static int sib_pkt_xmit_ib(struct sib_qp *qp, const struct sib_av *av,
+			   struct sk_buff *skb)
+{
+	struct sib_dev *dev = qp->dev;
+	struct sk_buff *copy;
+	u8 path_bits;
+	int err;
+
+	err = sib_ib_push_hdrs(qp, av, skb);
+	if (err)
+		goto drop;
+	sib_counter_inc(dev, SIB_CNT_SENT_PKTS);
+	qp->cc_tx_bytes += skb->len;
+	if (sib_ib_lid_is_mcast(av->dlid)) {
+		copy = skb_copy(skb, GFP_ATOMIC);
+		if (copy)
+			sib_ib_rcv_loopback(dev, copy, NULL);
+	} else if (av->dlid != SIB_IB_LID_PERMISSIVE &&
+		   sib_ib_lid_match(dev, av->dlid, &path_bits)) {
+		sib_ib_rcv_loopback(dev, skb, qp->task_nested ? NULL : qp);
+		return 0;
+	}
+	err = sib_ib_pkt_seal(skb);
+	if (err)
+		goto drop;
+	this_cpu_add(dev->counters->c[SIB_CNT_IB_XMIT_BYTES], skb->len);
+	err = sib_cable_xmit(dev, skb);
+	if (err)
+		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
+	return err;
+
+drop:
+	kfree_skb(skb);
+	return err == -ENETDOWN ? 0 : err;
+}
+
 /**
  * sib_pkt_xmit() - send a packet built by an engine
  * @qp: sending QP (UDP source port)
@@ -502,7 +561,10 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
  * @skb: from sib_skb_alloc(), data at the BTH, headers and payload
  *	 filled in; consumed
  *
- * Context: the QP's run. Return: 0 or -errno from the IP layer.
+ * On an InfiniBand device the packet gets an LRH (lrh.c) and goes to the
+ * cable (cable.c), or to the port itself for its own LID.
+ * Context: the QP's run. Return: 0 or -errno from the IP layer or the
+ * cable.
  */
 int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb)
@@ -513,8 +575,12 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
 			   skb->data[0], sib_bth_psn((struct sib_bth *)skb->data),
 			   skb->len);
-	/* the QP's P_Key entry went away: nothing leaves (see sib_qp_pkey()) */
-	if (!sib_pkey_valid(sib_bth_pkey((struct sib_bth *)skb->data))) {
+	/*
+	 * the QP's P_Key entry went away: nothing leaves (see sib_qp_pkey());
+	 * QP0's SMPs have no P_Key to check (IBTA 10.9.3)
+	 */
+	if (qp->ibqp.qp_type != IB_QPT_SMI &&
+	    !sib_pkey_valid(sib_bth_pkey((struct sib_bth *)skb->data))) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY_TX);
 		kfree_skb(skb);
 		return 0;
@@ -522,6 +588,8 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	/* an XRC target sends only responses, in the XRC opcode range */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		skb->data[0] |= SIB_OP_XRC_BASE;
+	if (sib_is_ib(dev))
+		return sib_pkt_xmit_ib(qp, av, skb);
 	/* a UD AH with its own flow label picks its own UDP source port */
 	sib_net_push_hdrs(dev, av, skb, av->flow_label ?
 			  rdma_flow_label_to_udp_sport(av->flow_label) :

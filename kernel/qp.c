@@ -31,6 +31,7 @@
 #include "doorbell.h"
 #include "hdr.h"
 #include "trace.h"
+#include "lrh.h"
 
 #define SIB_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE |		\
 	IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
@@ -162,9 +163,9 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 	u32 qpn;
 	int err;
 
-	if (type == IB_QPT_GSI) {
-		err = xa_insert_bh(&dev->qp_xa, SIB_GSI_QPN, NULL, GFP_KERNEL);
-		qpn = SIB_GSI_QPN;
+	if (type == IB_QPT_GSI || type == IB_QPT_SMI) {
+		qpn = type == IB_QPT_SMI ? 0 : SIB_GSI_QPN;
+		err = xa_insert_bh(&dev->qp_xa, qpn, NULL, GFP_KERNEL);
 	} else {
 		err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
 					 XA_LIMIT(SIB_MIN_QPN, SIB_MAX_QPN),
@@ -178,7 +179,8 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 }
 
 /**
- * sib_create_qp() - ib_device_ops.create_qp: RC, UC, UD, GSI, XRC_INI, XRC_TGT
+ * sib_create_qp() - ib_device_ops.create_qp: RC, UC, UD, GSI, XRC_INI, XRC_TGT,
+ *		     and SMI (QP0) on an InfiniBand device
  * @ibqp: core-allocated QP
  * @init: attributes; caps are rounded up and written back
  * @udata: user data or NULL; answers struct sib_create_qp_resp
@@ -196,7 +198,8 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
 	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
-	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT)
+	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT &&
+	    !(init->qp_type == IB_QPT_SMI && sib_is_ib(dev)))
 		return -EOPNOTSUPP;
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
@@ -346,7 +349,14 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		qp->path_mtu = attr->path_mtu;
-		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+		/*
+		 * an InfiniBand port has no IP to fragment: no packet larger
+		 * than its active MTU (MtuCap, NeighborMTU) may leave it
+		 */
+		if (sib_is_ib(qp->dev))
+			qp->path_mtu = min(qp->path_mtu,
+					   sib_ib_active_mtu(qp->dev));
+		qp->mtu = ib_mtu_enum_to_int(qp->path_mtu);
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
@@ -371,7 +381,8 @@ static void sib_qp_apply_attr(struct sib_qp *qp, struct ib_qp_attr *attr,
 	 * one, else from both QPNs (the same on both ends), for ECMP.
 	 */
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) &&
-	    qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+	    qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI &&
+	    qp->ibqp.qp_type != IB_QPT_SMI)
 		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
 						  qp->ibqp.qp_num, qp->dest_qpn);
 	if (mask & IB_QP_RQ_PSN) {
@@ -528,7 +539,8 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_type = qp->ibqp.qp_type;
 	init->srq = qp->ibqp.srq;
 	init->cap = attr->cap;
-	init->sq_sig_type = qp->ibqp.qp_type == IB_QPT_GSI ? IB_SIGNAL_ALL_WR :
+	init->sq_sig_type = qp->ibqp.qp_type == IB_QPT_GSI ||
+			    qp->ibqp.qp_type == IB_QPT_SMI ? IB_SIGNAL_ALL_WR :
 			    (qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR);
 	init->port_num = 1;
 	return 0;

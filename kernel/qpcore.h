@@ -56,14 +56,16 @@ static inline bool sib_sq_may_post(struct sib_qp *qp)
 }
 
 /**
- * sib_qp_is_ud() - datagram QP (UD or GSI: per-WR address, DETH)?
+ * sib_qp_is_ud() - datagram QP (UD, GSI or SMI: per-WR address, DETH)?
  * @qp: QP
  *
- * Context: any. Return: true for UD and GSI QPs.
+ * Context: any. Return: true for UD, GSI and SMI (QP0, InfiniBand
+ * devices only) QPs.
  */
 static inline bool sib_qp_is_ud(const struct sib_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI ||
+	       qp->ibqp.qp_type == IB_QPT_SMI;
 }
 
 /**
@@ -116,7 +118,8 @@ static inline u16 sib_qp_pkey(struct sib_qp *qp)
  */
 static inline u16 sib_qp_pkey_ud(struct sib_qp *qp, const struct sib_swqe *sw)
 {
-	if (qp->ibqp.qp_type == IB_QPT_GSI && !qp->is_user)
+	if ((qp->ibqp.qp_type == IB_QPT_GSI ||
+	     qp->ibqp.qp_type == IB_QPT_SMI) && !qp->is_user)
 		return sib_pkey_at(&qp->dev->pkey, sw->pkey_index);
 	return sib_qp_pkey(qp);
 }

@@ -27,7 +27,8 @@ static bool sib_qp_type_ok(struct sib_qp *qp, u32 opflags)
 {
 	if (opflags & SIB_OPF_UD)
 		return qp->ibqp.qp_type == IB_QPT_UD ||
-		       qp->ibqp.qp_type == IB_QPT_GSI;
+		       qp->ibqp.qp_type == IB_QPT_GSI ||
+		       qp->ibqp.qp_type == IB_QPT_SMI;
 	if (opflags & SIB_OPF_UC)
 		return qp->ibqp.qp_type == IB_QPT_UC;
 	if (opflags & SIB_OPF_XRC)
@@ -78,8 +79,11 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	/* QP P_Key check: QP1 takes any P_Key of the port (IBTA 10.9.3) */
-	if (qp->ibqp.qp_num != SIB_GSI_QPN &&
+	/*
+	 * QP P_Key check: QP1 takes any P_Key of the port, QP0 checks none
+	 * (IBTA 10.9.3)
+	 */
+	if (qp->ibqp.qp_num != SIB_GSI_QPN && qp->ibqp.qp_num != 0 &&
 	    !sib_pkey_match(sib_pkt(skb)->pkey, sib_qp_pkey(qp))) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_PKEY);
 		kfree_skb(skb);
@@ -124,10 +128,16 @@ struct sib_qp *sib_rcv_loop_known(struct sib_qp *qp, u32 qpn)
 	return qp;
 }
 
-/* The RoCEv2 GID of the packet's destination IP address. */
+/*
+ * The RoCEv2 GID of the packet's destination IP address, or an IB
+ * packet's GRH DGID (the GRH is laid out as an IPv6 header).
+ */
 static void sib_rcv_dgid(struct sk_buff *skb, union ib_gid *dgid)
 {
-	if (ip_hdr(skb)->version == 4)
+	if (sib_pkt(skb)->net_type == RDMA_NETWORK_IB)
+		memcpy(dgid->raw, skb_network_header(skb) +
+		       offsetof(struct ib_grh, dgid), sizeof(dgid->raw));
+	else if (ip_hdr(skb)->version == 4)
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
 				       (struct in6_addr *)dgid->raw);
 	else
@@ -254,10 +264,11 @@ drop:
 
 /*
  * @skb->data at the BTH, network and transport headers set; @sender: see
- * sib_rcv_to_qp()
+ * sib_rcv_to_qp(); @ib: what an InfiniBand device's link layer (lrh.c)
+ * checked, with the ICRC, or NULL for RoCEv2
  */
 static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
-		    struct sib_qp *sender)
+		    struct sib_qp *sender, const struct sib_ib_rcvd *ib)
 {
 	const struct sib_opcode_info *info;
 	struct sib_pkt *pkt = sib_pkt(skb);
@@ -276,7 +287,7 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	 * packet damaged on the wire is counted as such and not as a bad
 	 * header or a P_Key violation (which would raise false alarms).
 	 */
-	if (!loopback) {
+	if (!loopback && !ib) {
 		icrc = skb_header_pointer(skb, skb->len - SIB_ICRC_LEN,
 					  SIB_ICRC_LEN, &icrc_buf);
 		if (!icrc || sib_icrc(skb, 0, skb->len - SIB_ICRC_LEN) !=
@@ -287,6 +298,9 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	}
 	bth = (struct sib_bth *)skb->data;
 	if (bth->opcode == SIB_OP_CNP) {
+		/* RoCEv2's congestion notification: not an IBA opcode */
+		if (ib)
+			goto bad_hdr;
 		sib_rcv_cnp(dev, skb);
 		return;
 	}
@@ -304,17 +318,27 @@ static void sib_rcv(struct sib_dev *dev, struct sk_buff *skb, bool loopback,
 	if (!pskb_may_pull(skb, info->hdr_len))
 		goto bad_hdr;
 	sib_pkt_init(skb, skb->len - info->hdr_len - pad - SIB_ICRC_LEN,
-		     loopback, ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
-							   RDMA_NETWORK_IPV6);
+		     loopback, ib ? RDMA_NETWORK_IB :
+		     ip_hdr(skb)->version == 4 ? RDMA_NETWORK_IPV4 :
+						 RDMA_NETWORK_IPV6);
+	if (ib) {
+		pkt->grh = ib->grh;
+		pkt->sl = ib->sl;
+		pkt->slid = ib->slid;
+		pkt->dlid_path_bits = ib->dlid_path_bits;
+	}
 	if (!(info->flags & SIB_OPF_PAYLOAD) && (pkt->paylen || pad))
 		goto bad_hdr;
-	/* port P_Key check (IBTA 10.9.3) before anything else looks at it */
-	if (!sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
+	/*
+	 * port P_Key check (IBTA 10.9.3) before anything else looks at it;
+	 * SMPs (VL15, QP0) are not checked
+	 */
+	if (!(ib && ib->smp) && !sib_pkey_port_accepts(&dev->pkey, pkt->pkey)) {
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 		goto drop;
 	}
-	/* for the notification point, in the QP's run (cc.c) */
-	if (!loopback && sib_rcv_ce(skb)) {
+	/* for the notification point, in the QP's run (cc.c); IP's ECN */
+	if (!loopback && !ib && sib_rcv_ce(skb)) {
 		pkt->ce = 1;
 		sib_counter_inc(dev, SIB_CNT_NP_ECN_MARKED);
 	}
@@ -381,7 +405,7 @@ int sib_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	skb_pull(skb, sizeof(*udp));
 	nf_reset_ct(skb);
 	skb_dst_drop(skb);
-	sib_rcv(to_sib_dev(ibdev), skb, false, NULL);
+	sib_rcv(to_sib_dev(ibdev), skb, false, NULL, NULL);
 	ib_device_put(ibdev);
 	return 0;
 put:
@@ -409,7 +433,29 @@ void sib_rcv_loopback(struct sib_dev *dev, struct sk_buff *skb,
 	sib_counter_inc(dev, SIB_CNT_LOOPBACK_PKTS);
 	skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
 	skb->dev = dev->ndev;
-	sib_rcv(dev, skb, true, sender);
+	sib_rcv(dev, skb, true, sender, NULL);
+}
+
+/**
+ * sib_rcv_ib() - receive an InfiniBand device's packet at its BTH
+ * @dev: device (sib_is_ib())
+ * @skb: the packet, skb->data at the BTH, ending with the ICRC; the GRH,
+ *	 when one came, at the network header; consumed
+ * @ib: what the link layer (lrh.c) checked and read: its LRH and VCRC,
+ *	DLID, VL, port state and the ICRC are checked already
+ * @loopback: the port sent it to itself
+ * @sender: see sib_rcv_loopback(); NULL from the cable
+ *
+ * The transport's checks (BTH, opcode, lengths, P_Keys but for SMPs, QP)
+ * and the delivery as for RoCEv2; UD completions report @ib's SLID, SL,
+ * path bits and the GRH. Context: softirq, or the sender's run.
+ */
+void sib_rcv_ib(struct sib_dev *dev, struct sk_buff *skb,
+		const struct sib_ib_rcvd *ib, bool loopback,
+		struct sib_qp *sender)
+{
+	skb->dev = dev->ndev;
+	sib_rcv(dev, skb, loopback, sender, ib);
 }
 
 /**

@@ -17,6 +17,7 @@
 #include "loop.h"
 #include "timers.h"
 #include "cc.h"
+#include "lrh.h"
 
 enum sib_req_step {
 	SIB_REQ_SENT,		/* one packet went out */
@@ -172,7 +173,9 @@ static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
 	 * A message longer than the port's MTU is not sent and not an error
 	 * either (IBTA C10-93.1.1): it completes successfully, counted.
 	 */
-	if (len > ib_mtu_enum_to_int(READ_ONCE(qp->dev->active_mtu))) {
+	if (len > ib_mtu_enum_to_int(sib_is_ib(qp->dev) ?
+				     sib_ib_active_mtu(qp->dev) :
+				     READ_ONCE(qp->dev->active_mtu))) {
 		sib_counter_inc(qp->dev, SIB_CNT_UD_OVER_MTU);
 		sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
 		goto next;

@@ -195,6 +195,14 @@ static enum sib_resp_res sib_resp_invalidate(struct sib_qp *qp,
 	return SIB_RESP_OK;
 }
 
+/* an InfiniBand device's completion: the LRH's source (IBTA 11.4.2.1) */
+static void sib_resp_cqe_lrh(struct sib_cqe *c, const struct sib_pkt *pkt)
+{
+	c->slid = pkt->slid;
+	c->sl = pkt->sl;
+	c->dlid_path_bits = pkt->dlid_path_bits;
+}
+
 static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 				       u32 flags)
 {
@@ -233,6 +241,7 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	c.opcode = IB_WC_RECV;
 	c.byte_len = rs->recv_off;
 	c.src_qp = qp->dest_qpn;
+	sib_resp_cqe_lrh(&c, pkt);
 	if (flags & SIB_OPF_IMM) {
 		c.wc_flags |= SIB_WC_F_IMM;
 		memcpy(&c.ex, skb->data + sib_opcode(pkt->opcode)->off_imm, 4);
@@ -324,6 +333,7 @@ static enum sib_resp_res sib_resp_write(struct sib_qp *qp, struct sk_buff *skb,
 	c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
 	c.byte_len = rs->w_len;
 	c.src_qp = qp->dest_qpn;
+	sib_resp_cqe_lrh(&c, pkt);
 	c.wc_flags = SIB_WC_F_IMM;
 	memcpy(&c.ex, skb->data + sib_opcode(pkt->opcode)->off_imm, 4);
 	sib_qp_recv_cqe(qp, &c, pkt->se);
@@ -734,7 +744,12 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 	c.wr_id = rw->wr_id;
 	c.opcode = IB_WC_RECV;
 	c.byte_len = sizeof(grh) + pkt->paylen;
-	if (pkt->net_type == RDMA_NETWORK_IPV4) {
+	if (pkt->net_type == RDMA_NETWORK_IB) {
+		/* the first 40 bytes hold the GRH if one came, else zeros */
+		if (pkt->grh)
+			memcpy(grh, skb_network_header(skb), sizeof(grh));
+		c.network_hdr_type = SIB_NET_HDR_IB;
+	} else if (pkt->net_type == RDMA_NETWORK_IPV4) {
 		memcpy(grh + 20, skb_network_header(skb), 20);
 		c.network_hdr_type = SIB_NET_HDR_IPV4;
 	} else {
@@ -752,13 +767,15 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 	} else {
 		c.status = IB_WC_SUCCESS;
 	}
-	c.wc_flags = SIB_WC_F_GRH;
+	c.wc_flags = pkt->net_type != RDMA_NETWORK_IB || pkt->grh ?
+		     SIB_WC_F_GRH : 0;
+	sib_resp_cqe_lrh(&c, pkt);	/* 0s on RoCE */
 	if (info->flags & SIB_OPF_IMM) {
 		c.wc_flags |= SIB_WC_F_IMM;
 		memcpy(&c.ex, skb->data + info->off_imm, 4);
 	}
 	c.src_qp = sib_deth_sqp(deth);
-	if (qp->ibqp.qp_type == IB_QPT_GSI)
+	if (qp->ibqp.qp_type == IB_QPT_GSI || qp->ibqp.qp_type == IB_QPT_SMI)
 		c.pkey_index = sib_pkey_find(&qp->dev->pkey, pkt->pkey);
 	if (!pkt->loopback && skb_mac_header_was_set(skb) &&
 	    skb_mac_header_len(skb) >= ETH_HLEN)

@@ -141,6 +141,12 @@ struct sib_pd {
  * @loopback: @dgid is one of this device's GIDs: deliver internally
  * @ifindex: netdev of @sgid when it is not the device's own (a VLAN on
  *	     top of it): packets are routed out of that one; 0 otherwise
+ * On an InfiniBand device (sib_is_ib(), @net_type RDMA_NETWORK_IB, see
+ * lrh.c): @dlid, @src_path_bits (the SLID is the port's base LID ORed
+ * with them), @sl, and @grh when a GRH goes on the wire (then @sgid,
+ * @dgid, @flow_label, @hop_limit, @traffic_class are the GRH's);
+ * @loopback stays 0: whether @dlid is the port's own is decided per
+ * packet, the port's LID may change under the AV.
  */
 struct sib_av {
 	union ib_gid sgid;
@@ -151,6 +157,10 @@ struct sib_av {
 	u8 traffic_class;
 	u8 net_type;
 	u8 loopback;
+	u16 dlid;
+	u8 src_path_bits;
+	u8 sl;
+	u8 grh;
 };
 
 struct sib_ah {
@@ -597,6 +607,11 @@ struct sib_pkt {
 	u8 ackreq;
 	u8 se;
 	u8 ce;				/* arrived with ECN CE (recv.c) */
+	/* an InfiniBand device's packets (lrh.c): what the LRH/GRH said */
+	u8 grh;				/* a GRH came, at the network header */
+	u8 sl;
+	u8 dlid_path_bits;
+	u16 slid;
 };
 
 static inline struct sib_pkt *sib_pkt(struct sk_buff *skb)
