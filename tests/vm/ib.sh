@@ -51,7 +51,7 @@ CASES_DATA="rc_pingpong ud_pingpong srq_pingpong ib_write_bw ib_read_bw ib_send_
 	ib_write_lat perfquery_grows"
 CASES_IPOIB="ipoib_up ipoib_ping ipoib_tcp rping ucmatose udaddy ipoib_cm"
 CASES_PART="sm_no_churn part_mistake part_mistake_tenants part_fixed part_fixed_tenants
-	part_tenant_inside"
+	part_limited_limited part_tenant_inside"
 CASES_ROCE="roce_beside"
 TL_PREFIX=ib_ TL_QUIET=1
 # shellcheck source=../lib/testlib.sh
@@ -119,6 +119,8 @@ ipoib_if() { # the IPoIB netdev of DEV (type 32, ARPHRD_INFINIBAND)
 	return 1
 }
 setup_link() { # PEER_ADDR: sibib0 on eth1, cabled to PEER_ADDR
+	# MTU 9000: IB MTU 4096 fits (MtuCap); opensm's IPoIB broadcast group is 2048 by default
+	ip link set eth1 mtu 9000 || return 1
 	rdma link add $DEV type softib-ib netdev eth1 || return 1
 	"$SIBLINK" $DEV peer "$1"
 }
@@ -231,6 +233,7 @@ if [[ -z $why ]]; then
 	dv=$(ibv_devinfo -d $DEV 2>&1)
 	[[ $dv == *"link_layer:"*InfiniBand* ]] || why+=" ibv_devinfo: no link_layer InfiniBand;"
 	[[ $dv == *PORT_INIT* ]] || why+=" ibv_devinfo: not PORT_INIT;"
+	[[ $dv =~ max_mtu:[[:space:]]+4096 ]] || why+=" ibv_devinfo: max_mtu not 4096 on a 9000-byte netdev;"
 	# the SM has not set a LID yet
 	[[ $(lid_of) == 0 ]] || why+=" LID $(lid_of) before any SM;"
 	verdict link_state "$why" "both INIT/LinkUp, link_layer InfiniBand, LID 0"
@@ -324,6 +327,8 @@ if ((sm_ok)); then
 	[[ $dv =~ port_lid:[[:space:]]+$LID1 ]] || why+=" host 1: ibv_devinfo shows no port_lid $LID1;"
 	[[ $dv == *PORT_ACTIVE* ]] || why+=" host 1: ibv_devinfo not PORT_ACTIVE;"
 	[[ $dv =~ sm_lid:[[:space:]]+$LID1 ]] || why+=" host 1: ibv_devinfo shows no sm_lid $LID1;"
+	# the active MTU: min(MtuCap, the NeighborMTU opensm set)
+	[[ $dv =~ active_mtu:[[:space:]]+4096 ]] || why+=" host 1: active_mtu not 4096;"
 	rrun "ibv_devinfo -d $DEV" 30
 	[[ $rout =~ port_lid:[[:space:]]+$LID2 ]] || why+=" host 2: ibv_devinfo shows no port_lid $LID2;"
 	verdict devinfo_lids "$why" "port_lid $LID1 / $LID2, PORT_ACTIVE"
@@ -624,24 +629,23 @@ EOF
 	else why+=" not run: P_Key tables not as configured;"; fi
 	verdict part_mistake_tenants "$why" "0x8001 -> 0x8002 dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
 
-	# the fix: the default partition limited for all.  (SELF=full, the usual advice, would make
-	# host 1, which runs the SM and is a tenant here, a full member: in a two-port subnet the
-	# SM's port is a tenant's; on a fabric the SM node has no tenant.)
+	# the fix: the default partition limited for all but the SM's port (opensm(8): "OpenSM's
+	# port will always have full membership in default partition"; SELF=full says so)
 	cat >"$SM/part-fixed.conf" <<EOF
-Default=0x7fff, ipoib : ALL=limited ;
+Default=0x7fff, ipoib : ALL=limited, SELF=full ;
 tenant1=0x8001 : $PG1=full ;
 tenant2=0x8002 : $PG2=full ;
 EOF
 	sm_restart "$SM/part-fixed.conf"
 	why=""
-	wait_pkeys 1 "0x7fff 0x8001"
+	wait_pkeys 1 "0x8001 0xffff"
 	wait_pkeys 2 "0x7fff 0x8002"
 	if [[ -z $why ]]; then
+		# a limited member still reaches the full one (the SM and SA stay reachable)
 		pk_send part_fixed 0x7fff 0x7fff
-		! pk_ok || why+=" limited -> limited got through;"
-		((d2 > 0)) || why+=" host 2's rcvd_pkey_err did not grow;"
+		pk_ok || why+=" full (SM's port) -> limited: $(perftest_why 20 1024) (must talk);"
 	fi
-	verdict part_fixed "$why" "after SIGHUP: both 0x7fff (limited): traffic dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
+	verdict part_fixed "$why" "after SIGHUP: host 2 0x7fff (limited) + 0x8002, host 1 (the SM's port) 0xffff + 0x8001; full <-> limited talk"
 	why=""
 	if [[ -z $(pkeys | grep -o 0x8002) ]] && pkey_index 0x8001 >/dev/null; then
 		pk_send part_fixed_tenants 0x8001 0x8002
@@ -650,13 +654,32 @@ EOF
 	else why+=" not run: P_Key tables not as configured;"; fi
 	verdict part_fixed_tenants "$why" "0x8001 -> 0x8002 dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
 
-	# a tenant's own traffic: both hosts in tenant1 (0x8001)
+	# limited <-> limited: host 1 as a tenant node would be on a fabric whose SM runs
+	# elsewhere.  In a two-port subnet the SM's port is one of the two ends, and opensm keeps
+	# it full: the SM stops (the ports stay ACTIVE), host 1's default entry becomes limited
+	# with tools/sib-pkey, and nothing may pass on the default partition.
+	why=""
+	sm_stop
+	if i=$(pkey_index 0x7fff | cut -d' ' -f1) && [[ -n $i ]]; then
+		"$TOOLS/sib-pkey/sib-pkey" set $DEV "$i" 0x7fff || why+=" sib-pkey set $DEV $i 0x7fff failed;"
+		wait_pkeys 1 "0x7fff 0x8001"
+	else why+=" host 1 has no default P_Key entry: $(pkeys);"; fi
+	if [[ -z $why ]]; then
+		pk_send part_limited_limited 0x7fff 0x7fff
+		! pk_ok || why+=" limited -> limited got through;"
+		((d2 > 0)) || why+=" host 2's rcvd_pkey_err did not grow;"
+	fi
+	verdict part_limited_limited "$why" "both 0x7fff (limited): dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
+
+	# a tenant's own traffic: both hosts in tenant1 (0x8001); opensm again (it sets host 1's
+	# table back)
 	cat >"$SM/part-inside.conf" <<EOF
-Default=0x7fff, ipoib : ALL=limited ;
+Default=0x7fff, ipoib : ALL=limited, SELF=full ;
 tenant1=0x8001 : $PG1=full, $PG2=full ;
 EOF
 	sm_restart "$SM/part-inside.conf"
 	why=""
+	wait_pkeys 1 "0x8001 0xffff"
 	wait_pkeys 2 "0x7fff 0x8001"
 	if [[ -z $why ]]; then
 		pk_send part_tenant_inside 0x8001 0x8001
