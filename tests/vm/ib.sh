@@ -362,7 +362,7 @@ if ((sm_ok)); then
 	[[ $(grep -c 'NodeRecord dump' <<<"$rout") == 2 ]] || why+=" host 2's saquery: ${rout:0:120};"
 	verdict saquery_node "$why" "2 NodeRecords from both hosts"
 	why=""
-	o=$(timeout 30 saquery -C $DEV PR $LID1 $LID2 2>&1)
+	o=$(timeout 30 saquery -C $DEV --src-to-dst "$LID1:$LID2" 2>&1)
 	[[ $o == *PathRecord* ]] || why+=" no PathRecord: ${o:0:160};"
 	grep -Eq "dlid\.*0x0*$(printf '%x' "$LID2")\b" <<<"$o" || why+=" no dlid $LID2;"
 	grep -Eq "slid\.*0x0*$(printf '%x' "$LID1")\b" <<<"$o" || why+=" no slid $LID1;"
