@@ -705,6 +705,13 @@ fi
 verdict roce_beside "$why" "sib0 (RoCE, eth0) beside sibib0: $(grep -m1 ' bytes in ' "$OUT/roce.c" 2>/dev/null | sed 's/.*= //')"
 
 [[ -s $SM/opensm.log ]] && { echo "---- opensm log (last 15 lines):"; tail -15 "$SM/opensm.log" | sed 's/^/   /'; }
+# the evidence for a failure: both ports' counters (non-zero ones) and cables
+if ((nfail)) && [[ -e /sys/class/infiniband/$DEV ]]; then
+	echo "---- host 1: $("$SIBLINK" $DEV show 2>&1 | tr '\n' ' ')"
+	rdma statistic show link $DEV/1 2>/dev/null | tr ' ' '\n' | paste - - | awk '$2 != 0' | paste -sd' ' | fold -w 150 | sed 's/^/   /'
+	rrun "$SIBLINK $DEV show 2>&1 | tr '\n' ' '; echo; rdma statistic show link $DEV/1 | tr ' ' '\n' | paste - - | awk '\$2 != 0' | paste -sd' ' | fold -w 150" 30
+	echo "---- host 2: $rout" | sed '2,$s/^/   /'
+fi
 echo "ib.sh: done in $((SECONDS - t0)) s"
 echo "ib: $nok passed, $nfail failed"
 tl_status
