@@ -226,7 +226,7 @@ link_ok=0
 if [[ -z $why ]]; then
 	why=""
 	wait_port INIT LinkUp 100 || why+=" host 1: $(port_state)/$(phys_state) after 10 s, not INIT/LinkUp;"
-	rrun "$R; wait_port INIT LinkUp 100; echo \$(port_state)/\$(phys_state)" 30 ||
+	rrun "$R; wait_port INIT LinkUp 100; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
 		why+=" host 2: $rout, not INIT/LinkUp;"
 	ll=$(cat "$P/link_layer" 2>/dev/null)
 	[[ $ll == InfiniBand ]] || why+=" link_layer ${ll:-none};"
@@ -268,14 +268,14 @@ if [[ -z $why ]]; then
 	"$SIBLINK" $DEV unplug || why+=" sib-link unplug failed;"
 	wait_port DOWN Polling 30 || why+=" host 1: $(port_state)/$(phys_state) 3 s after unplug;"
 	# host 2 hears no link packets: Polling after 1 s
-	rrun "$R; wait_port DOWN Polling 50; echo \$(port_state)/\$(phys_state)" 30 ||
+	rrun "$R; wait_port DOWN Polling 50; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
 		why+=" host 2: $rout 5 s after host 1's unplug;"
 	sl=$("$SIBLINK" $DEV show 2>&1)
 	verdict unplug "$why" "both DOWN/Polling; sib-link show: $(echo $sl | cut -c1-100)"
 	why=""
 	"$SIBLINK" $DEV peer $ADDR2 || why+=" sib-link peer failed;"
 	wait_port INIT LinkUp 50 || why+=" host 1: $(port_state)/$(phys_state) 5 s after replug;"
-	rrun "$R; wait_port INIT LinkUp 50; echo \$(port_state)/\$(phys_state)" 30 ||
+	rrun "$R; wait_port INIT LinkUp 50; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
 		why+=" host 2: $rout 5 s after replug;"
 	verdict replug "$why" "both INIT/LinkUp again"
 	[[ -z $why ]] || link_ok=0
@@ -307,7 +307,7 @@ if ((link_ok)); then
 	verdict sm_subnet_up "$why" "SUBNET UP after $((SECONDS - t)) s"
 	why=""
 	wait_port ACTIVE LinkUp 300 || why+=" host 1: $(port_state);"
-	rrun "$R; wait_port ACTIVE LinkUp 300; port_state" 60 || why+=" host 2: $rout;"
+	rrun "$R; wait_port ACTIVE LinkUp 300; r=\$?; port_state; exit \$r" 60 || why+=" host 2: $rout;"
 	verdict sm_active "$why" "both ports ACTIVE"
 	[[ -z $why ]] && sm_ok=1
 fi
