@@ -295,7 +295,7 @@ sm_start() {
 	opensm -g "$(port_guid)" -f "$SM/opensm.log" -s 5 "${p[@]}" >"$SM/opensm.out" 2>&1 &
 	echo $! >"$SM/pid"
 }
-subnet_ups() { grep -c 'SUBNET UP' "$SM/opensm.log" 2>/dev/null || echo 0; }
+subnet_ups() { local n; n=$(grep -c 'SUBNET UP' "$SM/opensm.log" 2>/dev/null); echo "${n:-0}"; }
 sm_ok=0
 if ((link_ok)); then
 	# the default partitions file: everyone a full member of the default partition
