@@ -121,6 +121,8 @@ ipoib_if() { # the IPoIB netdev of DEV (type 32, ARPHRD_INFINIBAND)
 setup_link() { # PEER_ADDR: sibib0 on eth1, cabled to PEER_ADDR
 	# MTU 9000: IB MTU 4096 fits (MtuCap); opensm's IPoIB broadcast group is 2048 by default
 	ip link set eth1 mtu 9000 || return 1
+	# ib_umad: /dev/infiniband/umad* for opensm and infiniband-diags (built in on the debug kernel)
+	modprobe ib_umad 2>/dev/null || [[ -d /sys/module/ib_umad ]] || return 1
 	rdma link add $DEV type softib-ib netdev eth1 || return 1
 	"$SIBLINK" $DEV peer "$1"
 }
@@ -302,7 +304,11 @@ if ((link_ok)); then
 	echo "Default=0x7fff, ipoib : ALL=full ;" >"$SM/part-default.conf"
 	sm_start "$SM/part-default.conf"
 	why="" t=$SECONDS
-	for ((i = 0; i < SMWAIT; i++)); do (($(subnet_ups) > 0)) && break; sleep 1; done
+	for ((i = 0; i < SMWAIT; i++)); do
+		(($(subnet_ups) > 0)) && break
+		kill -0 "$(cat "$SM/pid")" 2>/dev/null || { why+=" opensm exited;"; break; }
+		sleep 1
+	done
 	(($(subnet_ups) > 0)) || why+=" no SUBNET UP in opensm's log after $SMWAIT s ($(tail -3 "$SM/opensm.log" | tr '\n' ' '));"
 	verdict sm_subnet_up "$why" "SUBNET UP after $((SECONDS - t)) s"
 	why=""
