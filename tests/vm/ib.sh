@@ -71,16 +71,21 @@ SIBLINK=$TOOLS/sib-link
 P=/sys/class/infiniband/$DEV/ports/1
 
 # ---------------------------------------------------------------- helpers (both hosts)
-port_state() { cut -d' ' -f2 "$P/state" 2>/dev/null; }	# DOWN INIT ARMED ACTIVE
-phys_state() { cut -d' ' -f2 "$P/phys_state" 2>/dev/null; }	# Polling LinkUp Disabled
-# wait_port STATE PHYS TRIES: port (logical, physical) of DEV as given ("" any), tenths of a s
+# (no forks: a fork costs tens of ms in a TCG guest)
+port_state() { local _ s=""; read -r _ s <"$P/state" 2>/dev/null; echo "$s"; }	# DOWN INIT ARMED ACTIVE
+phys_state() { local _ s=""; read -r _ s <"$P/phys_state" 2>/dev/null; echo "$s"; }	# Polling LinkUp Disabled
+# wait_port STATE PHYS TENTHS: port (logical, physical) of DEV as given ("" any) within TENTHS
+# tenths of a second (by the clock, not by tries)
 wait_port() {
-	local i
-	for ((i = 0; i < $3; i++)); do
-		{ [[ -z $1 || $(port_state) == "$1" ]] && [[ -z $2 || $(phys_state) == "$2" ]]; } && return 0
+	local end=$((SECONDS + ($3 + 9) / 10)) _ s p
+	while :; do
+		s="" p=""
+		read -r _ s <"$P/state" 2>/dev/null
+		read -r _ p <"$P/phys_state" 2>/dev/null
+		[[ -z $1 || $s == "$1" ]] && [[ -z $2 || $p == "$2" ]] && return 0
+		((SECONDS < end)) || return 1
 		sleep 0.1
 	done
-	return 1
 }
 lid_of() { printf '%d' "$(cat "$P/lid" 2>/dev/null || echo 0)"; }
 # port GUID: the low 64 bits of GID 0, as 0x%016x
@@ -304,7 +309,7 @@ if ((link_ok)); then
 	echo "Default=0x7fff, ipoib : ALL=full ;" >"$SM/part-default.conf"
 	sm_start "$SM/part-default.conf"
 	why="" t=$SECONDS
-	for ((i = 0; i < SMWAIT; i++)); do
+	while ((SECONDS - t < SMWAIT)); do
 		(($(subnet_ups) > 0)) && break
 		kill -0 "$(cat "$SM/pid")" 2>/dev/null || { why+=" opensm exited;"; break; }
 		sleep 1
@@ -478,9 +483,10 @@ if ((sm_ok)); then
 		ip addr add $IP1/24 dev "$IF1" && ip link set "$IF1" up || why+=" host 1: ip failed;"
 		rrun "ip addr add $IP2/24 dev $IF2 && ip link set $IF2 up" 30 || why+=" host 2: ip: $rout;"
 		# up with carrier: the port ACTIVE and the broadcast group joined through the SA
-		for ((i = 0; i < 300; i++)); do [[ $(cat "/sys/class/net/$IF1/carrier" 2>/dev/null) == 1 ]] && break; sleep 0.1; done
+		t=$SECONDS
+		while ((SECONDS - t < 30)); do [[ $(cat "/sys/class/net/$IF1/carrier" 2>/dev/null) == 1 ]] && break; sleep 0.2; done
 		[[ $(cat "/sys/class/net/$IF1/carrier" 2>/dev/null) == 1 ]] || why+=" host 1: $IF1 has no carrier after 30 s;"
-		rrun "for i in \$(seq 300); do [[ \$(cat /sys/class/net/$IF2/carrier) == 1 ]] && break; sleep 0.1; done; cat /sys/class/net/$IF2/carrier" 60
+		rrun "t=\$SECONDS; while ((SECONDS - t < 30)); do [[ \$(cat /sys/class/net/$IF2/carrier) == 1 ]] && break; sleep 0.2; done; cat /sys/class/net/$IF2/carrier" 60
 		[[ $rout == 1 ]] || why+=" host 2: $IF2 has no carrier after 30 s;"
 		m1=$(cat "/sys/class/net/$IF1/mode" 2>/dev/null)
 		[[ $m1 == datagram ]] || why+=" host 1: mode ${m1:-?};"
@@ -573,8 +579,8 @@ fi
 # wait_pkeys HOST WANT: the host's P_Key table (pkeys) holds the values WANT, at most 30 s,
 # else adds to why (not in a command substitution: rrun counts the requests in this shell)
 wait_pkeys() {
-	local i got
-	for ((i = 0; i < 60; i++)); do
+	local t=$SECONDS got
+	while ((SECONDS - t < 30)); do
 		if [[ $1 == 1 ]]; then got=$(pkeys)
 		else rrun "$R; pkeys" 30; got=$rout; fi
 		[[ $(tr ' ' '\n' <<<"$got" | cut -d= -f2 | sort | paste -sd' ') == "$2" ]] && return 0
