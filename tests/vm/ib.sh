@@ -299,7 +299,8 @@ sm_start() {
 	local p=()
 	[[ -n ${1:-} ]] && p=(-P "$1")
 	: >"$SM/opensm.log"
-	opensm -g "$(port_guid)" -f "$SM/opensm.log" -s 5 "${p[@]}" >"$SM/opensm.out" 2>&1 &
+	# -d 2: flush the log after each message (else "SUBNET UP" may sit in its buffer)
+	opensm -g "$(port_guid)" -f "$SM/opensm.log" -d 2 -s 5 "${p[@]}" >"$SM/opensm.out" 2>&1 &
 	echo $! >"$SM/pid"
 }
 subnet_ups() { local n; n=$(grep -c 'SUBNET UP' "$SM/opensm.log" 2>/dev/null); echo "${n:-0}"; }
@@ -375,8 +376,9 @@ if ((sm_ok)); then
 	why=""
 	o=$(timeout 30 saquery -C $DEV --src-to-dst "$LID1:$LID2" 2>&1)
 	[[ $o == *PathRecord* ]] || why+=" no PathRecord: ${o:0:160};"
-	grep -Eq "dlid\.*0x0*$(printf '%x' "$LID2")\b" <<<"$o" || why+=" no dlid $LID2;"
-	grep -Eq "slid\.*0x0*$(printf '%x' "$LID1")\b" <<<"$o" || why+=" no slid $LID1;"
+	# (decimal or hex, as the version prints them)
+	grep -Eq "dlid\.+(0x0*$(printf '%x' "$LID2")|$LID2)\$" <<<"$o" || why+=" no dlid $LID2 in: $(grep -E 'lid\.' <<<"$o" | tr -s '\t\n' '  ');"
+	grep -Eq "slid\.+(0x0*$(printf '%x' "$LID1")|$LID1)\$" <<<"$o" || why+=" no slid $LID1;"
 	pmtu=$(grep -Eo 'mtu\.*0x[0-9a-f]+' <<<"$o" | grep -Eo '0x[0-9a-f]+$')
 	verdict saquery_path "$why" "PathRecord $LID1 -> $LID2, mtu ${pmtu:-?}"
 
@@ -388,7 +390,8 @@ if ((sm_ok)); then
 	[[ $o =~ Lid:\.*$LID2$'\n' ]] || why+=" portinfo $LID2: no Lid $LID2;"
 	[[ $o =~ LinkWidthActive:\.*4X ]] || why+=" portinfo: LinkWidthActive not 4X;"
 	[[ $o =~ LinkSpeedActive:\.*10\.0 ]] || why+=" portinfo: LinkSpeedActive not 10.0 Gbps (QDR);"
-	[[ $o =~ PortState:\.*Active ]] || why+=" portinfo: PortState not Active;"
+	[[ $o =~ LinkState:\.*Active ]] || why+=" portinfo: LinkState not Active;"
+	[[ $o =~ PhysLinkState:\.*LinkUp ]] || why+=" portinfo: PhysLinkState not LinkUp;"
 	verdict smpquery_lid "$why" "nodeinfo and portinfo of LID $LID2: CA, 4X QDR, Active"
 	why=""
 	o=$(timeout 30 smpquery -C $DEV -D nodeinfo 0,1 2>&1)
