@@ -594,16 +594,28 @@ wait_pkeys() {
 }
 # pk_send NAME PKEY1 PKEY2: ib_send_bw, host 1 on the entry of PKEY1, host 2 on PKEY2; sets
 # src crc and the rcvd_pkey_err deltas d1 d2
+# and in pk_more the other drop counters that moved and both ports' states (for a failure)
+PK_CNT="rcvd_pkey_err send_pkey_err rcvd_port_state_err send_port_state_err rcvd_dlid_err rcvd_lrh_err"
+pk_counts() { local c; for c in $PK_CNT; do cat "$P/hw_counters/$c" 2>/dev/null || echo 0; done | paste -sd' '; }
 pk_send() {
-	local i1 i2 e1 e2
+	local i1 i2 a1 a2 b1 b2 c k
 	i1=$(pkey_index "$2" | cut -d' ' -f1)
 	rrun "$R; pkey_index $3 | cut -d' ' -f1" 30; i2=$rout
-	e1=$(counter $DEV rcvd_pkey_err 0)
-	rrun "cat $P/hw_counters/rcvd_pkey_err" 30; e2=$rout
+	read -ra a1 <<<"$(pk_counts)"
+	rrun "$(declare -f pk_counts); PK_CNT='$PK_CNT' P=$P; pk_counts" 30; read -ra a2 <<<"$rout"
 	TMO=30 run_pair "$1" "ib_send_bw -d $DEV --pkey_index ${i2:-0} -s 1024 -n 20" \
 		"ib_send_bw -d $DEV --pkey_index ${i1:-0} -s 1024 -n 20 $ADDR2"
-	d1=$(($(counter $DEV rcvd_pkey_err 0) - e1))
-	rrun "cat $P/hw_counters/rcvd_pkey_err" 30; d2=$((rout - ${e2:-0}))
+	read -ra b1 <<<"$(pk_counts)"
+	rrun "$(declare -f pk_counts); PK_CNT='$PK_CNT' P=$P; pk_counts; $(declare -f port_state); port_state" 30
+	read -ra b2 <<<"$(head -1 <<<"$rout")"
+	d1=$((${b1[0]:-0} - ${a1[0]:-0})) d2=$((${b2[0]:-0} - ${a2[0]:-0}))
+	pk_more="indices $i1/$i2, states $(port_state)/$(tail -1 <<<"$rout"), counters moved:"
+	k=0
+	for c in $PK_CNT; do
+		((${b1[k]:-0} != ${a1[k]:-0})) && pk_more+=" host 1 $c +$((${b1[k]:-0} - ${a1[k]:-0}))"
+		((${b2[k]:-0} != ${a2[k]:-0})) && pk_more+=" host 2 $c +$((${b2[k]:-0} - ${a2[k]:-0}))"
+		k=$((k + 1))
+	done
 }
 pk_ok() { [[ -z $(perftest_why 20 1024) ]]; }
 # sm_restart FILE: opensm again with FILE (a restart: the partitions are reread at start)
@@ -636,6 +648,7 @@ EOF
 		pk_send part_mistake 0x7fff 0x7fff
 		pk_ok || why+=" default partition: $(perftest_why 20 1024) (full-full must talk);"
 	fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_mistake "$why" "host 1 0xffff+0x8001, host 2 0xffff+0x8002: the tenants talk over the default partition (the mistake, reproduced)"
 	why=""
 	if [[ -z $(pkeys | grep -o 0x8002) ]] && pkey_index 0x8001 >/dev/null; then
@@ -643,6 +656,7 @@ EOF
 		! pk_ok || why+=" 0x8001 -> 0x8002 got through;"
 		((d2 > 0)) || why+=" host 2's rcvd_pkey_err did not grow;"
 	else why+=" not run: P_Key tables not as configured;"; fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_mistake_tenants "$why" "0x8001 -> 0x8002 dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
 
 	# the fix: the default partition limited for all but the SM's port (opensm(8): "OpenSM's
@@ -661,6 +675,7 @@ EOF
 		pk_send part_fixed 0x7fff 0x7fff
 		pk_ok || why+=" full (SM's port) -> limited: $(perftest_why 20 1024) (must talk);"
 	fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_fixed "$why" "after SIGHUP: host 2 0x7fff (limited) + 0x8002, host 1 (the SM's port) 0xffff + 0x8001; full <-> limited talk"
 	why=""
 	if [[ -z $(pkeys | grep -o 0x8002) ]] && pkey_index 0x8001 >/dev/null; then
@@ -668,6 +683,7 @@ EOF
 		! pk_ok || why+=" 0x8001 -> 0x8002 got through;"
 		((d2 > 0)) || why+=" host 2's rcvd_pkey_err did not grow;"
 	else why+=" not run: P_Key tables not as configured;"; fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_fixed_tenants "$why" "0x8001 -> 0x8002 dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
 
 	# limited <-> limited: host 1 as a tenant node would be on a fabric whose SM runs
@@ -685,6 +701,7 @@ EOF
 		! pk_ok || why+=" limited -> limited got through;"
 		((d2 > 0)) || why+=" host 2's rcvd_pkey_err did not grow;"
 	fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_limited_limited "$why" "both 0x7fff (limited): dropped, host 2 rcvd_pkey_err +${d2:-?} (host 1 +${d1:-?})"
 
 	# a tenant's own traffic: both hosts in tenant1 (0x8001); opensm again (it sets host 1's
@@ -701,6 +718,7 @@ EOF
 		pk_send part_tenant_inside 0x8001 0x8001
 		pk_ok || why+=" 0x8001 <-> 0x8001: $(perftest_why 20 1024);"
 	fi
+	[[ -z $why ]] || { why+=" (${pk_more:-})"; tails; }
 	verdict part_tenant_inside "$why" "both in 0x8001: ib_send_bw on it runs ($(awk '/#bytes/ { getline; print $4; exit }' "$cout" 2>/dev/null) Gb/s)"
 	cp "$SM/opensm.log" "$OUT/opensm.log" 2>/dev/null
 fi
