@@ -37,6 +37,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
 
+#include "sma.h"
+
 struct sib_dev;
 struct sib_qp;
 struct sib_av;
@@ -100,6 +102,7 @@ struct sib_ib_port {
 	/* more fields of ibport.c and cable.c (the "cable" engineer) here */
 
 	/* more fields of sma.c (the "sma" engineer) here */
+	struct sib_sma_port sma;	/* sma.h: SMA/PMA state, all zero at start */
 
 	/* more fields of lrh.c (the "lrh" engineer) here */
 };
