@@ -426,7 +426,8 @@ static u16 sib_sma_attr(struct sib_sma_ctx *ctx, struct sib_ib_port *p,
 		if (mod)
 			return SIB_SMA_STATUS_INVALID;
 		memset(smp->data, 0, IB_SMP_DATA_SIZE);
-		memcpy(smp->data, ctx->node_desc, IB_DEVICE_NODE_DESC_MAX);
+		memcpy(smp->data, ctx->node_desc,
+		       strnlen(ctx->node_desc, IB_DEVICE_NODE_DESC_MAX));
 		return 0;
 	case IB_SMP_ATTR_NODE_INFO:
 		if (set)
