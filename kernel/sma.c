@@ -678,7 +678,8 @@ reply:
  * a read-only one), invalid attribute modifier or field (a PortInfo Set
  * with one bad field changes nothing).
  *
- * Context: any; @p->lock held (BH-safe spinlock), does not sleep.
+ * Context: any; @p->lock held (taken with interrupts off), does not
+ * sleep.
  * Return: IB_MAD_RESULT_SUCCESS|REPLY (reply in @out),
  * IB_MAD_RESULT_SUCCESS|CONSUMED (dropped: M_Key violation), or
  * IB_MAD_RESULT_SUCCESS (not the agents': ib_mad passes it on).
@@ -823,6 +824,7 @@ int sib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	struct sib_dev *dev = to_sib_dev(ibdev);
 	struct sib_ib_port *p = dev->ib;
 	struct sib_sma_ctx *ctx;
+	unsigned long flags;
 	int ret;
 
 	if (!sib_is_ib(dev) || port != 1)
@@ -839,9 +841,9 @@ int sib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	if (!ctx)
 		return IB_MAD_RESULT_FAILURE;
 	sib_sma_gather(dev, port, mad_flags, ctx);
-	spin_lock_bh(&p->lock);
+	spin_lock_irqsave(&p->lock, flags);
 	ret = sib_sma_process(ctx, p, in, out);
-	spin_unlock_bh(&p->lock);
+	spin_unlock_irqrestore(&p->lock, flags);
 	if (ret & IB_MAD_RESULT_REPLY || ctx->mkey_violation)
 		sib_sma_apply(dev, ctx, out);
 	kfree(ctx);
