@@ -366,9 +366,10 @@ static u16 sib_sma_sl2vl_attr(struct sib_ib_port *p, struct ib_smp *smp,
 }
 
 /*
- * VLArbitrationTable: block 1 the low-priority entries 0-31, block 2 the
- * high-priority ones; blocks 3 and 4 (entries 32-63) are beyond the
- * capacity. An entry is (VL in the low 4 bits, weight).
+ * VLArbitrationTable (IBTA 14.2.5.9): block 1 holds the low-priority
+ * entries 0-31, block 3 the high-priority entries 0-31; blocks 2 and 4
+ * (entries 32-63) are beyond the capacity of 8. An entry is (VL in the
+ * low 4 bits, weight).
  */
 static u16 sib_sma_vlarb_attr(struct sib_ib_port *p, struct ib_smp *smp,
 			      bool set)
@@ -377,9 +378,9 @@ static u16 sib_sma_vlarb_attr(struct sib_ib_port *p, struct ib_smp *smp,
 	u8 *tbl;
 	unsigned int i;
 
-	if (block < 1 || block > 2 || (be32_to_cpu(smp->attr_mod) & 0xffff))
+	if ((block != 1 && block != 3) || (be32_to_cpu(smp->attr_mod) & 0xffff))
 		return SIB_SMA_STATUS_INVALID;
-	tbl = p->sma.vlarb[block - 1];
+	tbl = p->sma.vlarb[block == 3];
 	if (set) {
 		for (i = 0; i < SIB_SMA_VLARB_ENTRIES; i++) {
 			tbl[2 * i] = smp->data[2 * i] & 0xf;

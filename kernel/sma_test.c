@@ -365,19 +365,25 @@ static void sib_sma_test_guid_sl2vl_vlarb(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->p->sl2vl[0], 0);
 	KUNIT_EXPECT_EQ(test, t->p->sl2vl[15], 15);
 
-	/* VLArbitration: block 2 (high) stored and read back */
+	/* VLArbitration: block 3 (high, entries 0-31) stored and read back */
 	smp = sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_SET,
-			 IB_SMP_ATTR_VL_ARB_TABLE, 2 << 16);
+			 IB_SMP_ATTR_VL_ARB_TABLE, 3 << 16);
 	smp->data[0] = 0;
 	smp->data[1] = 64;
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
-		   IB_SMP_ATTR_VL_ARB_TABLE, 2 << 16);
+		   IB_SMP_ATTR_VL_ARB_TABLE, 3 << 16);
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
 	KUNIT_EXPECT_EQ(test, sib_st_out(t)->data[1], 64);
+	/* the low-priority table is another one */
 	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
-		   IB_SMP_ATTR_VL_ARB_TABLE, 3 << 16);
+		   IB_SMP_ATTR_VL_ARB_TABLE, 1 << 16);
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->data[1], 0);
+	/* entries 32-63: beyond the capacity */
+	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
+		   IB_SMP_ATTR_VL_ARB_TABLE, 2 << 16);
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
 }
