@@ -37,6 +37,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
 
+#include "sma.h"
+
 struct sib_dev;
 struct sib_qp;
 struct sib_av;
@@ -106,6 +108,7 @@ struct sib_ib_port {
 	u8 ev_head, ev_tail;		/* @ev_ring: next to take, next free */
 
 	/* more fields of sma.c (the "sma" engineer) here */
+	struct sib_sma_port sma;	/* sma.h: SMA/PMA state, all zero at start */
 
 	/* more fields of lrh.c (the "lrh" engineer) here */
 };
