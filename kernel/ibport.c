@@ -28,8 +28,8 @@
 #include "ib.h"
 
 /* what a softib IB port supports in PortInfo CapabilityMask (14.2.5.6) */
-#define SIB_IB_CAP_MASK	(IB_PORT_CM_SUP | IB_PORT_SYS_IMAGE_GUID_SUP | IB_PORT_SL_MAP_SUP | \
-			 IB_PORT_CLIENT_REG_SUP)
+#define SIB_IB_CAP_MASK	(IB_PORT_CM_SUP | IB_PORT_SYS_IMAGE_GUID_SUP | \
+			 IB_PORT_SL_MAP_SUP | IB_PORT_CLIENT_REG_SUP)
 
 static void sib_ib_event_work(struct work_struct *work)
 {
