@@ -472,7 +472,7 @@ drop:
  */
 void sib_ib_rcv(struct sib_dev *dev, struct sk_buff *skb)
 {
-	this_cpu_add(dev->counters->c[SIB_CNT_IB_RCV_BYTES], skb->len);
+	/* the cable counted the bytes (ib_rcvd_bytes) */
 	sib_ib_rcv_pkt(dev, skb, false, NULL);
 }
 

@@ -543,11 +543,8 @@ static int sib_pkt_xmit_ib(struct sib_qp *qp, const struct sib_av *av,
 	err = sib_ib_pkt_seal(skb);
 	if (err)
 		goto drop;
-	this_cpu_add(dev->counters->c[SIB_CNT_IB_XMIT_BYTES], skb->len);
-	err = sib_cable_xmit(dev, skb);
-	if (err)
-		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
-	return err;
+	/* sib_cable_xmit() counts the bytes sent and the failures */
+	return sib_cable_xmit(dev, skb);
 
 drop:
 	kfree_skb(skb);
