@@ -192,23 +192,33 @@ static int sib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-/* the port's fixed facts: RoCEv2 only, table sizes as sib_query_port() gives */
+/*
+ * The port's fixed facts, as sib_query_port() / sib_ib_query_port() give
+ * the table sizes: a RoCE port is RoCEv2 only with the netdev's GIDs; an
+ * IB port (ib.h) has QP0 and QP1 and one GID, subnet prefix:port GUID.
+ * Both take MAD-sized management datagrams on QP1 (and QP0 on IB).
+ */
 static int sib_get_port_immutable(struct ib_device *ibdev, u32 port,
 				  struct ib_port_immutable *imm)
 {
-	*imm = (struct ib_port_immutable) {
-		.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
-		.gid_tbl_len = SIB_GID_TBL_LEN,
-		.pkey_tbl_len = SIB_MAX_PKEYS,
-		.max_mad_size = IB_MGMT_MAD_SIZE,
-	};
-	return port == 1 ? 0 : -EINVAL;
+	bool ib = sib_is_ib(to_sib_dev(ibdev));
+
+	if (port != 1)
+		return -EINVAL;
+	memset(imm, 0, sizeof(*imm));
+	imm->core_cap_flags = ib ? RDMA_CORE_PORT_IBA_IB :
+				   RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	imm->gid_tbl_len = ib ? 1 : SIB_GID_TBL_LEN;
+	imm->pkey_tbl_len = SIB_MAX_PKEYS;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
 }
 
 static enum rdma_link_layer sib_get_link_layer(struct ib_device *ibdev,
 					       u32 port)
 {
-	return IB_LINK_LAYER_ETHERNET;
+	return sib_is_ib(to_sib_dev(ibdev)) ? IB_LINK_LAYER_INFINIBAND :
+					      IB_LINK_LAYER_ETHERNET;
 }
 
 static void sib_get_dev_fw_str(struct ib_device *ibdev, char *str)
@@ -523,32 +533,11 @@ static int sib_ib_op_modify_port(struct ib_device *ibdev, u32 port, int mask,
 	return sib_ib_modify_port(to_sib_dev(ibdev), mask, props);
 }
 
-/* an IB port: SMI and GSI (QP0 and QP1), MAD sized management datagrams */
-static int sib_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
-				     struct ib_port_immutable *imm)
-{
-	*imm = (struct ib_port_immutable) {
-		.core_cap_flags = RDMA_CORE_PORT_IBA_IB,
-		.gid_tbl_len = 1,
-		.pkey_tbl_len = SIB_MAX_PKEYS,
-		.max_mad_size = IB_MGMT_MAD_SIZE,
-	};
-	return port == 1 ? 0 : -EINVAL;
-}
-
-static enum rdma_link_layer sib_ib_get_link_layer(struct ib_device *ibdev,
-						  u32 port)
-{
-	return IB_LINK_LAYER_INFINIBAND;
-}
-
 /*
  * Set before sib_dev_ops on an IB device: ib_set_device_ops() fills only
  * the ops still unset, so these take the place of the RoCE ones.
  */
 static const struct ib_device_ops sib_ib_dev_ops = {
-	.get_link_layer = sib_ib_get_link_layer,
-	.get_port_immutable = sib_ib_get_port_immutable,
 	.modify_port = sib_ib_op_modify_port,
 	.process_mad = sib_process_mad,
 	.query_gid = sib_ib_op_query_gid,
