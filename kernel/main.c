@@ -102,61 +102,102 @@ static struct notifier_block sib_netdev_nb = {
 	.priority = ADDRCONF_NOTIFY_PRIORITY + 1,
 };
 
-static int __init sib_init(void)
+static int sib_wq_start(void)
 {
-	int err;
-
-	err = sib_limits_check();
-	if (err)
-		return err;
-	sib_icrc_init();
-	sib_copy_init();
 	sib_wq = alloc_workqueue("softib", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!sib_wq) {
-		err = -ENOMEM;
-		goto err_crc;
-	}
-	err = sib_net_init();
-	if (err)
-		goto err_wq;
-	err = sib_cable_init();
-	if (err)
-		goto err_net;
-	err = register_netdevice_notifier(&sib_netdev_nb);
-	if (err)
-		goto err_cable;
-	err = sib_nl_init();
-	if (err)
-		goto err_notifier;
+	return sib_wq ? 0 : -ENOMEM;
+}
+
+static void sib_wq_stop(void)
+{
+	destroy_workqueue(sib_wq);
+}
+
+static int sib_copy_start(void)
+{
+	sib_copy_init();
+	return 0;
+}
+
+static int sib_notifier_start(void)
+{
+	return register_netdevice_notifier(&sib_netdev_nb);
+}
+
+static void sib_notifier_stop(void)
+{
+	unregister_netdevice_notifier(&sib_netdev_nb);
+}
+
+/* nothing to start: devices come with `rdma link add`, all go here */
+static void sib_devices_stop(void)
+{
+	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
+}
+
+static int sib_link_types_start(void)
+{
 	rdma_link_register(&sib_link_ops);
 	rdma_link_register(&sib_ib_link_ops);
+	return 0;
+}
+
+static void sib_link_types_stop(void)
+{
+	rdma_link_unregister(&sib_ib_link_ops);
+	rdma_link_unregister(&sib_link_ops);
+}
+
+/*
+ * The module's parts, started in this order and stopped in the reverse
+ * one, by sib_exit() or when a later part fails to start. The netdev
+ * notifier stops before the devices go (no new work for them), the
+ * devices before the cable and UDP sockets they send through, and the
+ * link types first so that no `rdma link add` races the rest.
+ */
+static const struct {
+	int (*start)(void);
+	void (*stop)(void);
+} sib_parts[] = {
+	{ sib_limits_check,	NULL },
+	{ sib_icrc_init,	sib_icrc_exit },
+	{ sib_copy_start,	NULL },
+	{ sib_wq_start,		sib_wq_stop },
+	{ sib_net_init,		sib_net_fini },
+	{ sib_cable_init,	sib_cable_exit },
+	{ NULL,			sib_devices_stop },
+	{ sib_notifier_start,	sib_notifier_stop },
+	{ sib_nl_init,		sib_nl_exit },
+	{ sib_link_types_start,	sib_link_types_stop },
+};
+
+/* stop the first @n parts of sib_parts[], last first */
+static void sib_parts_stop(unsigned int n)
+{
+	while (n--)
+		if (sib_parts[n].stop)
+			sib_parts[n].stop();
+}
+
+static int __init sib_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(sib_parts); i++) {
+		err = sib_parts[i].start ? sib_parts[i].start() : 0;
+		if (err) {
+			sib_parts_stop(i);
+			return err;
+		}
+	}
 	pr_info("softib: loaded\n");
 	return 0;
-
-err_notifier:
-	unregister_netdevice_notifier(&sib_netdev_nb);
-err_cable:
-	sib_cable_exit();
-err_net:
-	sib_net_fini();
-err_wq:
-	destroy_workqueue(sib_wq);
-err_crc:
-	sib_icrc_exit();
-	return err;
 }
 
 static void __exit sib_exit(void)
 {
-	rdma_link_unregister(&sib_ib_link_ops);
-	rdma_link_unregister(&sib_link_ops);
-	sib_nl_exit();
-	unregister_netdevice_notifier(&sib_netdev_nb);
-	ib_unregister_driver((enum rdma_driver_id)SIB_DRIVER_ID);
-	sib_cable_exit();
-	sib_net_fini();
-	destroy_workqueue(sib_wq);
-	sib_icrc_exit();
+	sib_parts_stop(ARRAY_SIZE(sib_parts));
 	pr_info("softib: unloaded\n");
 }
 
@@ -164,7 +205,7 @@ module_init(sib_init);
 module_exit(sib_exit);
 
 MODULE_AUTHOR("softib authors");
-MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2)");
+MODULE_DESCRIPTION("softib: software RDMA device (RoCEv2 and InfiniBand)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softib");
 MODULE_ALIAS_RDMA_LINK("softib-ib");
