@@ -83,35 +83,39 @@ static int sib_nl_put_table(struct sk_buff *msg, struct sib_dev *dev)
 	return 0;
 }
 
+/*
+ * Answer a GET command with one message that @fill writes about @dev;
+ * drops the reference of sib_nl_dev()/sib_nl_ib_dev() on @dev in every
+ * case. Context: process.
+ */
+static int sib_nl_reply(struct genl_info *info, struct sib_dev *dev, u8 cmd,
+			int (*fill)(struct sk_buff *msg, struct sib_dev *dev))
+{
+	struct sk_buff *msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	void *hdr;
+	int err = -ENOMEM;
+
+	if (msg) {
+		hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0, cmd);
+		err = hdr ? fill(msg, dev) : -ENOMEM;
+		if (!err)
+			genlmsg_end(msg, hdr);
+	}
+	ib_device_put(&dev->ibdev);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
 static int sib_nl_pkey_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg;
-	struct sib_dev *dev;
-	void *hdr;
-	int err;
+	struct sib_dev *dev = sib_nl_dev(info);
 
-	dev = sib_nl_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	err = -ENOMEM;
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto put;
-	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0,
-				SIB_NL_CMD_PKEY_GET);
-	if (!hdr)
-		goto free;
-	err = sib_nl_put_table(msg, dev);
-	if (err)
-		goto free;
-	genlmsg_end(msg, hdr);
-	ib_device_put(&dev->ibdev);
-	return genlmsg_reply(msg, info);
-free:
-	nlmsg_free(msg);
-put:
-	ib_device_put(&dev->ibdev);
-	return err;
+	return sib_nl_reply(info, dev, SIB_NL_CMD_PKEY_GET, sib_nl_put_table);
 }
 
 /* raise IB_EVENT_PKEY_CHANGE: the core refreshes its P_Key cache on it */
@@ -194,32 +198,11 @@ static int sib_nl_put_cc(struct sk_buff *msg, struct sib_dev *dev)
 
 static int sib_nl_cc_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg;
-	struct sib_dev *dev;
-	void *hdr;
-	int err;
+	struct sib_dev *dev = sib_nl_dev(info);
 
-	dev = sib_nl_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	err = -ENOMEM;
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto put;
-	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0, SIB_NL_CMD_CC_GET);
-	if (!hdr)
-		goto free;
-	err = sib_nl_put_cc(msg, dev);
-	if (err)
-		goto free;
-	genlmsg_end(msg, hdr);
-	ib_device_put(&dev->ibdev);
-	return genlmsg_reply(msg, info);
-free:
-	nlmsg_free(msg);
-put:
-	ib_device_put(&dev->ibdev);
-	return err;
+	return sib_nl_reply(info, dev, SIB_NL_CMD_CC_GET, sib_nl_put_cc);
 }
 
 static int sib_nl_cc_set(struct sk_buff *skb, struct genl_info *info)
@@ -291,33 +274,11 @@ static int sib_nl_put_cable(struct sk_buff *msg, struct sib_dev *dev)
 
 static int sib_nl_cable_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg;
-	struct sib_dev *dev;
-	void *hdr;
-	int err;
+	struct sib_dev *dev = sib_nl_ib_dev(info);
 
-	dev = sib_nl_ib_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	err = -ENOMEM;
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto put;
-	hdr = genlmsg_put_reply(msg, info, &sib_nl_family, 0,
-				SIB_NL_CMD_CABLE_GET);
-	if (!hdr)
-		goto free;
-	err = sib_nl_put_cable(msg, dev);
-	if (err)
-		goto free;
-	genlmsg_end(msg, hdr);
-	ib_device_put(&dev->ibdev);
-	return genlmsg_reply(msg, info);
-free:
-	nlmsg_free(msg);
-put:
-	ib_device_put(&dev->ibdev);
-	return err;
+	return sib_nl_reply(info, dev, SIB_NL_CMD_CABLE_GET, sib_nl_put_cable);
 }
 
 static int sib_nl_cable_set(struct sk_buff *skb, struct genl_info *info)
