@@ -772,6 +772,13 @@ static uint64_t sib_num(const char *opt, const char *s, uint64_t min, uint64_t m
 	return v * mul;
 }
 
+/* one line per phase: how far a run got, and when */
+static void sib_done(const char *phase, double t0)
+{
+	printf("sib-ucp: %s done at %.1f s, %lu mismatch(es) so far\n", phase, sib_now() - t0,
+	       sib.mismatches);
+}
+
 static void sib_usage(FILE *f)
 {
 	fprintf(f,
@@ -813,6 +820,8 @@ int main(int argc, char **argv)
 
 	sib.timeout = 60;
 	opterr = 0;
+	/* a line at a time: a run killed from outside still shows how far it got */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((o = getopt_long(argc, argv, "sc:p:t:i:m:l:b:x:Ih", opts, NULL)) != -1) {
 		switch (o) {
 		case 's': role |= 1; break;
@@ -882,13 +891,18 @@ int main(int argc, char **argv)
 	t0 = sib_now();
 	sib_sync(PH_TAG);
 	sib_phase_tag(&c, sizes, ns, buf, back);
+	sib_done("tag and echo", t0);
 	sib_sync(PH_LAT);
 	lat = sib_phase_lat(&c);
+	sib_done("8 B round trips", t0);
 	mbs = sib_phase_bw(&c);
+	sib_done("1 MiB bandwidth", t0);
 	sib_sync(PH_STREAM);
 	sib_phase_stream(&c);
+	sib_done("stream", t0);
 	sib_sync(PH_PUT - 1);
 	sib_phase_rma(&c, sizes, ns);
+	sib_done("put and get", t0);
 	peer_bad = sib_sync(PH_GET + 3);
 	v = (uint64_t)(sib_now() - t0);
 	if (info)
