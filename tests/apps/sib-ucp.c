@@ -213,13 +213,21 @@ static void sib_ctl_write(const void *buf, size_t len)
 static void sib_ctl_read(void *buf, size_t len)
 {
 	struct pollfd pfd = { .fd = sib.fd, .events = POLLIN };
+	double end = sib_now() + 2 * sib.timeout;
 	char *p = buf;
 
 	while (len) {
 		ssize_t n;
 
-		if (sib.worker && poll(&pfd, 1, 0) == 0) {
-			ucp_worker_progress(sib.worker);
+		/* the peer's operations end within --timeout each, or it dies */
+		if (poll(&pfd, 1, 0) == 0) {
+			if (sib_now() > end)
+				sib_die("control socket: no word from the peer in %d s (2 x --timeout)",
+					2 * sib.timeout);
+			if (sib.worker)
+				ucp_worker_progress(sib.worker);
+			else
+				usleep(1000);
 			continue;
 		}
 		n = read(sib.fd, p, len);
@@ -372,7 +380,8 @@ static void sib_wait(ucs_status_ptr_t req, const char *what, ucp_tag_recv_info_t
 		if (st != UCS_INPROGRESS)
 			break;
 		ucp_worker_progress(sib.worker);
-		if (!(++n & 0xfff) && sib_now() > end)
+		/* (one progress call can take milliseconds in a loaded guest) */
+		if (!(++n & 0xf) && sib_now() > end)
 			sib_die("%s: no completion in %d s (--timeout)", what, sib.timeout);
 	}
 	ucp_request_free(req);
@@ -437,22 +446,25 @@ static void sib_phase_tag(const struct sib_cfg *c, const uint64_t *sizes, size_t
 
 		for (it = 0; it < c->iters; it++) {
 			uint64_t seed = sib_seed(PH_TAG, s, it);
+			char what[64];
 
+			snprintf(what, sizeof(what), "tag and echo of %llu B, iter %llu",
+				 (unsigned long long)s, (unsigned long long)it);
 			if (!sib.server) {
 				sib_fill(buf, s, seed, 0);
 				if (c->corrupt == CO_TAG && sib_victim(s, it, c->max_size))
 					sib_flip(buf, s, "tag");
-				sib_tag_send(buf, s, sib_tag(PH_TAG, s, it), "tag send");
+				sib_tag_send(buf, s, sib_tag(PH_TAG, s, it), what);
 				memset(back, 0xee, s);
-				sib_tag_recv(back, s, sib_tag(PH_ECHO, s, it), "echo receive");
+				sib_tag_recv(back, s, sib_tag(PH_ECHO, s, it), what);
 				sib_check("echo", s, it, back, s, seed, 0);
 			} else {
 				memset(buf, 0xee, s);
-				sib_tag_recv(buf, s, sib_tag(PH_TAG, s, it), "tag receive");
+				sib_tag_recv(buf, s, sib_tag(PH_TAG, s, it), what);
 				sib_check("tag", s, it, buf, s, seed, 0);
 				if (c->corrupt == CO_ECHO && sib_victim(s, it, c->max_size))
 					sib_flip(buf, s, "echo");
-				sib_tag_send(buf, s, sib_tag(PH_ECHO, s, it), "echo send");
+				sib_tag_send(buf, s, sib_tag(PH_ECHO, s, it), what);
 			}
 		}
 	}
