@@ -36,7 +36,7 @@ help:
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field (field-check, mc-send: interop stage; smc-xfer: ulps)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
-	@echo "make apps       only tests/apps/sib-mpi (apps stage's MPI program; skipped without mpicc)"
+	@echo "make apps       only tests/apps: sib-mpi and sib-ucp (the apps stage's programs; skipped without mpicc / libucx-dev)"
 	@echo "make module-debug  softib.ko, softib_db.ko for tools/build-debug-kernel's kernel, in build/debug/"
 	@echo "make tools      only the user tools: tools/sib-pkey/sib-pkey, tools/sib-link/sib-link, tools/sib-cc/sib-cc and tools/load/sib-load"
 	@echo "make install    module to /lib/modules/<kver>/updates (+ depmod), provider + softib.driver, softib(7)"

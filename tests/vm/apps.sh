@@ -8,7 +8,8 @@ set -uo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/apps.sh --role 1|2 --dir DIR [--results FILE] [--ko FILE] [--no-rxe]
-       tests/vm/apps.sh --list [--no-rxe]
+                        [--cases "CASE..."] [--rxe-budget S]
+       tests/vm/apps.sh --list [--no-rxe] [--cases "CASE..."]
 
 Host 1 (--role 1) creates sib1 on eth1 (10.0.3.1) and runs every case against host 2
 (10.0.3.2): phase 1 with softib on both hosts (sib1 on eth1), phase 2 with rdma_rxe on
@@ -18,6 +19,9 @@ both (softib unloaded, rxe1 on eth1).  Cases (DEV: softib, rxe):
                       copy, 64 KiB, RC), am_lat (8 B, RC and UD), am_bw (512 B bcopy, UD)
   ucp_<test>_<rc|ud>  ucx_perftest UCP tests: tag_lat (8 B), tag_bw (64 KiB), stream_bw
                       (64 KiB) with UCX_TLS=rc (rc_verbs, ud_verbs for wire-up) or ud_verbs
+  ucp_verify_<rc|ud>  tests/apps/sib-ucp, every byte checked: tagged messages 1 B..4 MiB
+                      and their echo, a stream both ways, RMA put and get into a mapped
+                      buffer (ucx_perftest checks no data); UCX_TLS=rc,self or ud_verbs,self
   mpi_2x2             tests/apps/sib-mpi with 2 ranks on each host, mpirun's daemon on host
                       2 started through tests/apps/pair-rsh (no ssh in the guests)
   mpi_1x4             sib-mpi with 4 ranks on host 1
@@ -32,10 +36,11 @@ The softib cases are also appended to FILE as "RESULT apps_<case>_softib ok|FAIL
 with "apps_link" (eth1 reaches host 2), "apps_rxe_phase" (both hosts on rdma_rxe),
 "apps_rxe_column" (how many rdma_rxe cases pass; informational, never fails) and
 "apps_softib_back" (both hosts back on softib).  rdma_rxe's UD drops every UCX datagram
-(it reports no L3 header type in wc.sl).  Phase 2 runs a subset, to save time: ucx_info,
-ucx_put_bw_rc, ucx_am_lat_rc, ucx_am_lat_ud (with an 8 s UD timeout), ucp_tag_lat_rc,
-ucp_stream_bw_ud, mpi_2x2 and the four libfabric cases; once its ucx_am_lat_ud has failed,
-the cases that use UD run with UCX_UD_VERBS_ETH_DGID_CHECK=n, and their detail says so.
+(it reports no L3 header type in wc.sl).  Phase 2 runs every case (ucx_am_lat_ud with an
+8 s UD timeout); once its ucx_am_lat_ud has failed, the cases that use UD run with
+UCX_UD_VERBS_ETH_DGID_CHECK=n, and their detail says so.  Phase 2 stops starting cases
+after --rxe-budget seconds (default 1200): the rest are rdma_rxe FAIL cells "not run".
+--cases runs only the named cases (of --list's, without apps_ and _softib) in both phases.
 Both hosts end as vm-run set them up plus sib1: softib loaded (from --ko, default the
 module vm-run loaded, else build/kernels/<release>/softib.ko; softib_db.ko next to it), sib0 on eth0, sib1 on eth1.
 Host 2 (--role 2) only executes what host 1 asks for until host 1 says stop.  DIR must be
@@ -43,7 +48,7 @@ empty and visible to both guests.  --no-rxe: phase 1 only.  --list prints the re
 Exit status 0 iff all softib cases passed.
 USAGE
 }
-ROLE="" DIR="" RESULTS=/dev/null LIST=0 RXE=1 KO=""
+ROLE="" DIR="" RESULTS=/dev/null LIST=0 RXE=1 KO="" ONLY="" RXE_BUDGET=1200
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -52,6 +57,8 @@ while (($#)); do
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--ko) KO=${2:?}; shift 2 ;;
 	--no-rxe) RXE=0; shift ;;
+	--cases) ONLY=${2:?}; shift 2 ;;
+	--rxe-budget) RXE_BUDGET=${2:?}; shift 2 ;;
 	--list) LIST=1; shift ;;
 	*) echo "apps.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -67,34 +74,43 @@ fi
 TOOLS=$REPO/tools
 TMO=${PROGRAM_TIMEOUT:-60}
 
-# the cases, in the order they run: "workload case rxe", rxe "y" when phase 2 runs it too
-# (a subset: the stage's time is scarce, and rdma_rxe's UD needs UCX's GID check off)
-table() {
+[[ $RXE_BUDGET =~ ^[0-9]+$ ]] || { echo "apps.sh: --rxe-budget $RXE_BUDGET: not a number of seconds" >&2; exit 2; }
+# the cases, in the order they run, each "workload case" (both phases run them all)
+all_cases() {
 	cat <<-EOF
-	ucx ucx_info y
-	ucx ucx_put_bw_rc y
-	ucx ucx_get_bw_rc n
-	ucx ucx_am_lat_rc y
-	ucx ucx_am_lat_ud y
-	ucx ucx_am_bw_ud n
-	ucx ucp_tag_lat_rc y
-	ucx ucp_tag_bw_rc n
-	ucx ucp_stream_bw_rc n
-	ucx ucp_tag_lat_ud n
-	ucx ucp_tag_bw_ud n
-	ucx ucp_stream_bw_ud y
-	mpi mpi_2x2 y
-	mpi mpi_1x4 n
-	libfabric fi_info y
-	libfabric fi_msg y
-	libfabric fi_rdm y
-	libfabric fi_dgram y
+	ucx ucx_info
+	ucx ucx_put_bw_rc
+	ucx ucx_get_bw_rc
+	ucx ucx_am_lat_rc
+	ucx ucx_am_lat_ud
+	ucx ucx_am_bw_ud
+	ucx ucp_tag_lat_rc
+	ucx ucp_tag_bw_rc
+	ucx ucp_stream_bw_rc
+	ucx ucp_tag_lat_ud
+	ucx ucp_tag_bw_ud
+	ucx ucp_stream_bw_ud
+	ucx ucp_verify_rc
+	ucx ucp_verify_ud
+	mpi mpi_2x2
+	mpi mpi_1x4
+	libfabric fi_info
+	libfabric fi_msg
+	libfabric fi_rdm
+	libfabric fi_dgram
 	EOF
+}
+for c in $ONLY; do
+	all_cases | grep -q " $c\$" || { echo "apps.sh: --cases: no case $c" >&2; exit 2; }
+done
+table() { # all_cases, or those of --cases
+	if [[ -z $ONLY ]]; then all_cases; return; fi
+	all_cases | while read -r w c; do [[ " $ONLY " == *" $c "* ]] && echo "$w $c"; done
 }
 TL_PREFIX=apps_ TL_QUIET=1
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
-mapfile -t names < <(echo link; table | while read -r _ c _; do echo "${c}_softib"; done
+mapfile -t names < <(echo link; table | while read -r _ c; do echo "${c}_softib"; done
 	((RXE)) && printf '%s\n' rxe_phase rxe_column; echo softib_back)
 cases "${names[@]}"
 [[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
@@ -159,7 +175,7 @@ else
 fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPI=$REPO/tests/apps/sib-mpi
+MPI=$REPO/tests/apps/sib-mpi UCP=$REPO/tests/apps/sib-ucp
 PHASE=softib DEV=sib1 UCX_EXTRA="" UD_NOTE=""
 
 # remote_server PORT COMMAND: COMMAND on host 2 in the background, once it listens on TCP
@@ -223,6 +239,45 @@ fi_pair() {
 	[[ -n $line ]] || why+=" no result line of 100 messages sent and acknowledged;"
 	read -r -a f <<<"$line"
 	fig="${f[6]:-?} us/xfer, ${f[5]:-?} MB/s"
+}
+
+# ucp_verify NAME TLS: tests/apps/sib-ucp's server on host 2, its client here, over the
+# transports TLS on the device alone; sets why, fig.  The client's --info lines (the
+# endpoint's lanes) must name the device's port with the transport that carries data.
+ucp_verify() {
+	local name=$1 tls=$2 line
+	cout=$OUT/$name.client sout=$OUT/$name.server why="" fig=""
+	[[ -x $UCP ]] || { why="no $UCP (make apps; needs libucx-dev)"; return; }
+	local env="UCX_TLS=$tls $UCX_EXTRA UCX_NET_DEVICES=$DEV:1"
+	# the program's own limit per operation is TMO; the whole run gets five times that (90 s
+	# on a quiet host; on one loaded by other guests softib's UD run took over 120 s, every
+	# byte right, until the kill)
+	remote_server 13339 "$env timeout -s KILL $((TMO * 5)) $UCP --server --port 13339 --timeout $TMO" ||
+		why+=" server did not listen;"
+	crc=0
+	# shellcheck disable=SC2086 # (env: VAR=value words)
+	# 2 messages of each size, 300 round trips, 8 MiB in flight (about 90 MiB in all)
+	env $env timeout -s KILL $((TMO * 5)) "$UCP" --client 10.0.3.2 --port 13339 --timeout "$TMO" \
+		--iters 2 --lat-iters 300 --bw-msgs 8 --info >"$cout" 2>&1 || crc=$?
+	TMO=$((TMO * 5)) peer_done
+	((crc == 0)) || why+=" client exit $crc;"
+	((src == 0)) || why+=" server exit $src;"
+	for f in "$cout" "$sout"; do
+		grep -q 'sib-ucp: FAIL\|sib-ucp: mismatch' "$f" && why+=" $(basename "$f"): $(grep -m1 'sib-ucp: FAIL\|sib-ucp: mismatch' "$f" | cut -c1-160);"
+		grep -q 'UCX  ERROR\|Fatal\|backtrace' "$f" && why+=" $(basename "$f"): $(grep -m1 'UCX  ERROR\|Fatal\|backtrace' "$f" | cut -c1-100);"
+		grep -q 'ibv_destroy_comp_channel' "$f" && why+=" $(basename "$f"): ibv_destroy_comp_channel failed;"
+	done
+	if ((crc != 0)); then
+		line=$(grep 'sib-ucp: .* done at' "$cout" | tail -1)
+		why+=" the client got to: ${line:-not even the end of the first phase};"
+	fi
+	grep -q '^sib-ucp: PASS server' "$sout" || why+=" no PASS line from the server;"
+	local want=${tls%%,*}; [[ $want == rc ]] && want=rc_verbs
+	grep -q "lane\[[0-9]*\]: *[0-9]*:$want/$DEV:1" "$cout" || why+=" no $want lane on $DEV:1 in the endpoint's lanes;"
+	line=$(grep -m1 '^sib-ucp: PASS tag' "$cout")
+	[[ -n $line ]] || { why+=" no PASS line from the client;"; return; }
+	[[ $line =~ round\ trip\ ([0-9.]+)\ us,\ 1\ MiB\ tag\ ([0-9.]+)\ MB/s ]] || why+=" no figures;"
+	fig="verified, 8 B ${BASH_REMATCH[1]:-?} us, 1 MiB ${BASH_REMATCH[2]:-?} MB/s"
 }
 
 # mpi_run NAME RANKS HOSTS: sib-mpi; sets why, fig
@@ -299,6 +354,8 @@ run_case() {
 	ucp_tag_lat_ud) ucx_pair "$c" UCX_TLS=ud_verbs UCP -t tag_lat -s 8 -n 300 -w 30 ;;
 	ucp_tag_bw_ud) ucx_pair "$c" UCX_TLS=ud_verbs UCP -t tag_bw -s 65536 -n 100 -w 10 ;;
 	ucp_stream_bw_ud) ucx_pair "$c" UCX_TLS=ud_verbs UCP -t stream_bw -s 65536 -n 100 -w 10 ;;
+	ucp_verify_rc) ucp_verify "$c" rc,self ;;
+	ucp_verify_ud) ucp_verify "$c" ud_verbs,self ;;
 	mpi_2x2)
 		# the same limit for both devices (twice PROGRAM_TIMEOUT; softib took 35-38 s on a
 		# quiet host, 112 s on a loaded one): a shorter one for rdma_rxe showed only a kill
@@ -333,7 +390,7 @@ run_case() {
 
 uses_ud() { [[ $1 == *_ud || $1 == ucp_*_rc || $1 == mpi_* ]]; }
 t0=$SECONDS
-while read -r w c _; do run_case "$w" "$c" </dev/null; done < <(table)
+while read -r w c; do run_case "$w" "$c" </dev/null; done < <(table)
 echo "apps.sh: softib phase done in $((SECONDS - t0)) s"
 
 if ((RXE)); then
@@ -344,15 +401,21 @@ if ((RXE)); then
 		check rxe_phase ok "both hosts: softib unloaded, rxe1 on eth1"
 		PHASE=rxe DEV=rxe1
 		nrxe=0 pass=0
-		while read -r w c r; do
-			[[ $r == y ]] || continue
+		while read -r w c; do
+			nrxe=$((nrxe + 1))
+			if ((SECONDS - t1 > RXE_BUDGET)); then
+				# failing rdma_rxe cases each wait out their timeouts: the stage has a limit
+				echo "CELL rxe $w $c FAIL not run: the rdma_rxe phase's budget of $RXE_BUDGET s was spent (0 s)"
+				RXE_FAILED[$c]=1
+				continue
+			fi
 			UCX_EXTRA="" UD_NOTE=""
 			if [[ -n ${RXE_FAILED[ucx_am_lat_ud]:-} ]] && uses_ud "$c"; then
 				# rdma_rxe reports no L3 header type in wc.sl: UCX's UD drops every datagram
 				UCX_EXTRA="UCX_UD_VERBS_ETH_DGID_CHECK=n" UD_NOTE=" (rxe: UCX_UD_VERBS_ETH_DGID_CHECK=n)"
 			fi
 			run_case "$w" "$c" </dev/null
-			nrxe=$((nrxe + 1)) pass=$((pass + ok))
+			pass=$((pass + ok))
 		done < <(table)
 		UCX_EXTRA=""
 		check rxe_column ok "rdma_rxe (informational): $pass of $nrxe cases pass; failing: ${!RXE_FAILED[*]}"
