@@ -1318,3 +1318,119 @@ int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 		return -EOPNOTSUPP;
 	return sib_mr_walk(mr, iova, len, sib_page_to_frag, &io);
 }
+
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+/* one SGE of a prefetch, its MR referenced */
+struct sib_prefetch_sge {
+	struct sib_mr *mr;
+	u64 addr;
+	u32 length;
+};
+
+struct sib_prefetch_work {
+	struct work_struct work;
+	enum ib_uverbs_advise_mr_advice advice;
+	u32 num_sge;
+	struct sib_prefetch_sge sge[];
+};
+
+static int sib_prefetch_one(enum ib_uverbs_advise_mr_advice advice,
+			    struct sib_prefetch_sge *s)
+{
+	return sib_odp_prefetch(s->mr, s->addr, s->length, advice);
+}
+
+static void sib_prefetch_work(struct work_struct *work)
+{
+	struct sib_prefetch_work *pw = container_of(work,
+						    struct sib_prefetch_work,
+						    work);
+	u32 i;
+
+	/* advice only: an error here is nobody's to report */
+	for (i = 0; i < pw->num_sge; i++) {
+		sib_prefetch_one(pw->advice, &pw->sge[i]);
+		sib_mr_put(pw->sge[i].mr);
+	}
+	kfree(pw);
+}
+
+/**
+ * sib_advise_mr() - ib_device_ops.advise_mr: prefetch ODP memory
+ * @pd: PD of the MRs
+ * @advice: PREFETCH (for reading), PREFETCH_WRITE, or PREFETCH_NO_FAULT
+ *	    (map what is present, fault nothing in)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH: done before returning;
+ *	   otherwise queued on softib's workqueue and 0 returned at once
+ * @sg_list: ranges, lkeys of ODP MRs of @pd (untrusted)
+ * @num_sge: entries of @sg_list
+ * @attrs: unused
+ *
+ * Context: process (the ADVISE_MR method). Return: 0; -EOPNOTSUPP
+ * (another advice, unknown flags); -EINVAL (a key that is not an ODP MR
+ * of @pd, or PREFETCH_WRITE on an MR without local write); -EFAULT (a
+ * range outside its MR, or memory the process has not mapped, with
+ * FLUSH); -ENOMEM.
+ */
+int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		  struct uverbs_attr_bundle *attrs)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	struct sib_prefetch_work *pw;
+	int access = 0, err = 0;
+	u32 i, n;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		access = IB_ACCESS_LOCAL_WRITE;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	pw = kzalloc(struct_size(pw, sge, num_sge), GFP_KERNEL);
+	if (!pw)
+		return -ENOMEM;
+	for (n = 0; n < num_sge; n++) {
+		struct sib_prefetch_sge *s = &pw->sge[n];
+		struct sib_mr *mr = sib_mr_get(dev, pd, sg_list[n].lkey,
+					       access);
+
+		if (!mr || !sib_mr_is_odp(mr)) {
+			if (mr)
+				sib_mr_put(mr);
+			err = -EINVAL;
+			break;
+		}
+		s->mr = mr;
+		s->addr = sg_list[n].addr;
+		s->length = sg_list[n].length;
+		if (s->length && (s->addr < mr->iova ||
+				  s->length > mr->length ||
+				  s->addr - mr->iova > mr->length - s->length)) {
+			n++;
+			err = -EFAULT;
+			break;
+		}
+	}
+	if (err || (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH)) {
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = sib_prefetch_one(advice, &pw->sge[i]);
+			sib_mr_put(pw->sge[i].mr);
+		}
+		kfree(pw);
+		return err;
+	}
+	pw->advice = advice;
+	pw->num_sge = num_sge;
+	INIT_WORK(&pw->work, sib_prefetch_work);
+	queue_work(sib_wq, &pw->work);
+	return 0;
+}
+#endif

@@ -32,6 +32,13 @@ struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
 			       unsigned long npages, unsigned int page_off,
 			       u64 length, int access);
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		  struct uverbs_attr_bundle *attrs);
+#else
+#define sib_advise_mr NULL	/* ib_core answers EOPNOTSUPP */
+#endif
 struct ib_mr *sib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

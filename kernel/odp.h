@@ -20,9 +20,8 @@ int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access);
 void sib_odp_release(struct sib_mr *mr);
 int sib_odp_walk(struct sib_mr *mr, u64 iova, u32 len, bool write,
 		 sib_odp_page_fn fn, void *arg);
-int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
-		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
-		  struct uverbs_attr_bundle *attrs);
+int sib_odp_prefetch(struct sib_mr *mr, u64 iova, u32 len,
+		     enum ib_uverbs_advise_mr_advice advice);
 #else
 /* a kernel without ODP: no capability, no ODP MR (ib_core refuses them) */
 static inline void sib_odp_caps(struct ib_odp_caps *caps) { }
@@ -37,7 +36,6 @@ static inline int sib_odp_walk(struct sib_mr *mr, u64 iova, u32 len,
 {
 	return -EFAULT;
 }
-#define sib_advise_mr NULL
 #endif
 
 /**
