@@ -32,7 +32,7 @@ help:
 	@echo "make perf       only tools/perf (sib-memcpy, sib-memuse, sib-lat1, sib-udprr: helpers of the benchmarks)"
 	@echo "make pkey       only tools/sib-pkey (P_Key tables), tools/sib-link (IB cable), tools/sib-cc (congestion control) and tests/pkey/pkey-traffic"
 	@echo "make wire       only tests/ring-tamper/ring-tamper (tampered rings, wire stage)"
-	@echo "make loop       only tests/loop/loop-check (same-device fast path, loopback stage)"
+	@echo "make loop       only tests/loop/loop-check and tests/odp/sib-odp (loopback stage)"
 	@echo "make doorbell   only tests/doorbell/sib-doorbell (doorbell stage)"
 	@echo "make field      only tests/field (field-check, mc-send: interop stage; smc-xfer: ulps)"
 	@echo "make limits     only tests/limits/sib-limits (module parameter limits, lifecycle stage)"
@@ -99,6 +99,7 @@ wire:
 	$(MAKE) -C tests/ring-tamper
 loop:
 	$(MAKE) -C tests/loop
+	$(MAKE) -C tests/odp
 doorbell:
 	$(MAKE) -C tests/doorbell
 field:
@@ -189,6 +190,7 @@ clean:
 	-$(MAKE) -C tests/pkey clean
 	-$(MAKE) -C tests/ring-tamper clean
 	-$(MAKE) -C tests/loop clean
+	-$(MAKE) -C tests/odp clean
 	-$(MAKE) -C tests/apps clean
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean

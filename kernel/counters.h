@@ -16,6 +16,10 @@
 	X(LOOPBACK_DIRECT,	"loopback_direct")	\
 	X(ZCOPY_PKTS,		"zero_copy_pkts")	\
 	X(ZCOPY_READ_PKTS,	"zero_copy_read_pkts")	\
+	X(ODP_FAULTS,		"odp_page_faults")	\
+	X(ODP_INVAL,		"odp_invalidations")	\
+	X(ODP_PREFETCH,		"odp_prefetches")	\
+	X(ODP_AGAIN,		"odp_not_sleepable")	\
 	X(DROP_HDR,		"rcvd_bad_hdr")		\
 	X(DROP_ICRC,		"rcvd_icrc_err")	\
 	X(DROP_PKEY,		"rcvd_pkey_err")	\

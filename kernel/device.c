@@ -42,6 +42,7 @@
 #include "pd.h"
 #include "ah.h"
 #include "mr.h"
+#include "odp.h"
 #include "mw.h"
 #include "cq.h"
 #include "qp.h"
@@ -126,6 +127,9 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_mw = lim->max_obj[SIB_OBJ_MW];
 	a->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
+		a->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	sib_odp_caps(&a->odp_caps);
 	a->max_send_sge = SIB_MAX_SGE;
 	a->max_recv_sge = SIB_MAX_SGE;
 	a->max_sge_rd = SIB_MAX_SGE_RD;
@@ -500,6 +504,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(query_ucontext),
 	SIB_VERB(reg_dm_mr),
 	SIB_VERB(reg_user_mr),
+	SIB_VERB(advise_mr),
 	SIB_VERB(req_notify_cq),
 	SIB_VERB(rereg_user_mr),
 	SIB_VERB(resize_cq),

@@ -18,6 +18,7 @@
 #include "compat.h"
 
 #include "mr.h"
+#include "odp.h"
 
 /*
  * The payload copy. The kernel's memcpy() on x86 with ERMS is "rep movsb",
@@ -261,6 +262,50 @@ static int sib_mr_fill_pages(struct sib_mr *mr)
 	return 0;
 }
 
+/*
+ * An IB_ACCESS_ON_DEMAND MR (odp.c): nothing pinned; @length U64_MAX at
+ * @start 0 is an implicit one, the whole address space.
+ */
+static struct ib_mr *sib_reg_odp_mr(struct ib_pd *pd, u64 start, u64 length,
+				    u64 iova, int access)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	bool implicit = !start && length == U64_MAX;
+	struct sib_mr *mr;
+	int err;
+
+	if (access & IB_ZERO_BASED)
+		iova = 0;
+	if (!length || (!implicit && (length > SIB_MAX_MR_SIZE ||
+				      iova + length < iova)))
+		return ERR_PTR(-EINVAL);
+	if (implicit && iova)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dev = dev;
+	mr->type = SIB_MR_ODP;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	err = sib_odp_reg(mr, start, length, access);
+	if (err)
+		goto err_free;
+	err = sib_mr_insert(dev, mr);
+	if (err)
+		goto err_odp;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_odp:
+	sib_odp_release(mr);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
 /**
  * sib_reg_user_mr() - ib_device_ops.reg_user_mr
  * @pd: PD
@@ -271,8 +316,9 @@ static int sib_mr_fill_pages(struct sib_mr *mr)
  * @access: IB_ACCESS_* (checked by the core for consistency)
  * @udata: user data (no driver data defined)
  *
+ * With IB_ACCESS_ON_DEMAND nothing is pinned (odp.c).
  * Context: process, pins pages. Return: the MR or ERR_PTR(-EINVAL,
- * -EOPNOTSUPP for ODP, -ENOMEM, -EFAULT).
+ * -ENOMEM, -EFAULT).
  */
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata)
@@ -282,7 +328,7 @@ struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	int err;
 
 	if (access & IB_ACCESS_ON_DEMAND)
-		return ERR_PTR(-EOPNOTSUPP);
+		return sib_reg_odp_mr(pd, start, length, iova, access);
 	/*
 	 * A zero-based MR (IBTA's zero based virtual address, one of the
 	 * base memory management extensions) is addressed by offsets: 0 is
@@ -389,6 +435,7 @@ int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return err;
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	sib_odp_release(mr);
 	/* a DM MR's pages are the DM's (dm.c), which outlives it */
 	if (mr->type != SIB_MR_DM)
 		kvfree(mr->pages);
@@ -586,6 +633,26 @@ static int sib_mr_copy_fr(struct sib_mr *mr, u64 off, void *buf, u32 len,
 	return 0;
 }
 
+/* sib_mr_copy() on an ODP MR: the buffer's next bytes and a page */
+struct sib_buf_io {
+	void *buf;
+	bool to_mr;
+};
+
+static int sib_page_buf(void *arg, struct page *page, u32 poff, u32 n)
+{
+	struct sib_buf_io *io = arg;
+	void *va = kmap_local_page(page);
+
+	if (io->to_mr)
+		sib_copy(va + poff, io->buf, n);
+	else
+		sib_copy(io->buf, va + poff, n);
+	kunmap_local(va);
+	io->buf += n;
+	return 0;
+}
+
 /**
  * sib_mr_copy() - copy between a kernel buffer and an MR
  * @mr: referenced MR
@@ -594,8 +661,10 @@ static int sib_mr_copy_fr(struct sib_mr *mr, u64 off, void *buf, u32 len,
  * @len: bytes
  * @to_mr: true: @buf -> MR, false: MR -> @buf
  *
- * Context: process or softirq. Return: 0, -EFAULT when the range is not
- * inside the MR.
+ * Context: process or softirq; an ODP MR only in a sleepable task.
+ * Return: 0, -EFAULT when the range is not inside the MR (or, ODP, not
+ * mapped in its process), -EAGAIN for an ODP MR where sleeping is not
+ * allowed.
  */
 int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 {
@@ -615,6 +684,11 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	if (iova < mr->iova || len > mr->length ||
 	    iova - mr->iova > mr->length - len)
 		return -EFAULT;
+	if (sib_mr_is_odp(mr)) {
+		struct sib_buf_io io = { .buf = buf, .to_mr = to_mr };
+
+		return sib_odp_walk(mr, iova, len, to_mr, sib_page_buf, &io);
+	}
 	off = iova - mr->iova + mr->page_off;
 	if (mr->type == SIB_MR_FRMR)
 		return sib_mr_copy_fr(mr, off, buf, len, to_mr);
@@ -637,6 +711,71 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 		off += n;
 	}
 	return 0;
+}
+
+/* makes the atomics of all QPs and devices atomic to each other */
+static DEFINE_SPINLOCK(sib_atomic_lock);
+
+static u64 sib_atomic_result(const struct sib_atomic_op *op, u64 orig)
+{
+	switch (op->kind) {
+	case SIB_ATOMIC_CMP_SWAP:
+		return orig == op->compare ? op->val : orig;
+	case SIB_ATOMIC_FETCH_ADD:
+		return orig + op->val;
+	default:
+		return op->val;
+	}
+}
+
+/* an atomic on one ODP page piece, which must hold all 8 bytes */
+static int sib_page_atomic(void *arg, struct page *page, u32 poff, u32 n)
+{
+	struct sib_atomic_op *op = arg;
+	u64 val;
+	void *va;
+
+	if (n != sizeof(val))
+		return -EINVAL;
+	va = kmap_local_page(page);
+	spin_lock_bh(&sib_atomic_lock);
+	memcpy(&op->orig, va + poff, sizeof(val));
+	val = sib_atomic_result(op, op->orig);
+	memcpy(va + poff, &val, sizeof(val));
+	spin_unlock_bh(&sib_atomic_lock);
+	kunmap_local(va);
+	return 0;
+}
+
+/**
+ * sib_mr_atomic() - execute an 8-byte atomic on an MR
+ * @mr: referenced MR whose access the caller checked
+ * @iova: address in the MR's address space, 8-byte aligned (untrusted)
+ * @op: the operation; @op->orig gets the bytes found
+ *
+ * One lock serializes every atomic of the module, so no atomic of any QP
+ * or device sees another half done (IBTA 9.4.5; IB_ATOMIC_HCA). An ODP
+ * MR's page is faulted in first, outside that lock.
+ * Context: a sleepable task for an ODP MR, else process or softirq.
+ * Return: 0, -EFAULT (outside @mr), -EINVAL (an ODP MR whose 8 bytes
+ * cross a page), -EAGAIN as sib_mr_copy().
+ */
+int sib_mr_atomic(struct sib_mr *mr, u64 iova, struct sib_atomic_op *op)
+{
+	u64 val;
+	int err;
+
+	if (sib_mr_is_odp(mr))
+		return sib_odp_walk(mr, iova, sizeof(val), true,
+				    sib_page_atomic, op);
+	spin_lock_bh(&sib_atomic_lock);
+	err = sib_mr_copy(mr, iova, &op->orig, sizeof(val), false);
+	if (!err) {
+		val = sib_atomic_result(op, op->orig);
+		err = sib_mr_copy(mr, iova, &val, sizeof(val), true);
+	}
+	spin_unlock_bh(&sib_atomic_lock);
+	return err;
 }
 
 /**
@@ -959,6 +1098,11 @@ static int sib_mr_bounce_from_skb(struct sib_mr *mr, u64 iova, u32 len,
 	return 0;
 }
 
+static int sib_odp_from_skb(void *arg, struct page *page, u32 poff, u32 n)
+{
+	return sib_page_from_skb(arg, page, NULL, poff, n);
+}
+
 static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 		       sib_page_fn fn, struct sib_skb_io *io)
 {
@@ -969,6 +1113,11 @@ static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 		return 0;
 	if (mr->type == SIB_MR_DMA)
 		return fn(io, NULL, (void *)(uintptr_t)iova, 0, len);
+	/* ODP pages are copied into, never lent to a packet: none pinned */
+	if (sib_mr_is_odp(mr))
+		return fn == sib_page_from_skb ?
+		       sib_odp_walk(mr, iova, len, true, sib_odp_from_skb, io) :
+		       -EOPNOTSUPP;
 	if (!sib_mr_has_pages(mr) || !mr->pages)
 		return fn == sib_page_from_skb ?
 		       sib_mr_bounce_from_skb(mr, iova, len, io) : -EOPNOTSUPP;
@@ -1169,3 +1318,119 @@ int sib_mr_add_frags(struct sib_mr *mr, u64 iova, struct sk_buff *skb,
 		return -EOPNOTSUPP;
 	return sib_mr_walk(mr, iova, len, sib_page_to_frag, &io);
 }
+
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+/* one SGE of a prefetch, its MR referenced */
+struct sib_prefetch_sge {
+	struct sib_mr *mr;
+	u64 addr;
+	u32 length;
+};
+
+struct sib_prefetch_work {
+	struct work_struct work;
+	enum ib_uverbs_advise_mr_advice advice;
+	u32 num_sge;
+	struct sib_prefetch_sge sge[];
+};
+
+static int sib_prefetch_one(enum ib_uverbs_advise_mr_advice advice,
+			    struct sib_prefetch_sge *s)
+{
+	return sib_odp_prefetch(s->mr, s->addr, s->length, advice);
+}
+
+static void sib_prefetch_work(struct work_struct *work)
+{
+	struct sib_prefetch_work *pw = container_of(work,
+						    struct sib_prefetch_work,
+						    work);
+	u32 i;
+
+	/* advice only: an error here is nobody's to report */
+	for (i = 0; i < pw->num_sge; i++) {
+		sib_prefetch_one(pw->advice, &pw->sge[i]);
+		sib_mr_put(pw->sge[i].mr);
+	}
+	kfree(pw);
+}
+
+/**
+ * sib_advise_mr() - ib_device_ops.advise_mr: prefetch ODP memory
+ * @pd: PD of the MRs
+ * @advice: PREFETCH (for reading), PREFETCH_WRITE, or PREFETCH_NO_FAULT
+ *	    (map what is present, fault nothing in)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH: done before returning;
+ *	   otherwise queued on softib's workqueue and 0 returned at once
+ * @sg_list: ranges, lkeys of ODP MRs of @pd (untrusted)
+ * @num_sge: entries of @sg_list
+ * @attrs: unused
+ *
+ * Context: process (the ADVISE_MR method). Return: 0; -EOPNOTSUPP
+ * (another advice, unknown flags); -EINVAL (a key that is not an ODP MR
+ * of @pd, or PREFETCH_WRITE on an MR without local write); -EFAULT (a
+ * range outside its MR, or memory the process has not mapped, with
+ * FLUSH); -ENOMEM.
+ */
+int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		  struct uverbs_attr_bundle *attrs)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	struct sib_prefetch_work *pw;
+	int access = 0, err = 0;
+	u32 i, n;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		access = IB_ACCESS_LOCAL_WRITE;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	pw = kzalloc(struct_size(pw, sge, num_sge), GFP_KERNEL);
+	if (!pw)
+		return -ENOMEM;
+	for (n = 0; n < num_sge; n++) {
+		struct sib_prefetch_sge *s = &pw->sge[n];
+		struct sib_mr *mr = sib_mr_get(dev, pd, sg_list[n].lkey,
+					       access);
+
+		if (!mr || !sib_mr_is_odp(mr)) {
+			if (mr)
+				sib_mr_put(mr);
+			err = -EINVAL;
+			break;
+		}
+		s->mr = mr;
+		s->addr = sg_list[n].addr;
+		s->length = sg_list[n].length;
+		if (s->length && (s->addr < mr->iova ||
+				  s->length > mr->length ||
+				  s->addr - mr->iova > mr->length - s->length)) {
+			n++;
+			err = -EFAULT;
+			break;
+		}
+	}
+	if (err || (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH)) {
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = sib_prefetch_one(advice, &pw->sge[i]);
+			sib_mr_put(pw->sge[i].mr);
+		}
+		kfree(pw);
+		return err;
+	}
+	pw->advice = advice;
+	pw->num_sge = num_sge;
+	INIT_WORK(&pw->work, sib_prefetch_work);
+	queue_work(sib_wq, &pw->work);
+	return 0;
+}
+#endif

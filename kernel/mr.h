@@ -32,6 +32,13 @@ struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
 			       unsigned long npages, unsigned int page_off,
 			       u64 length, int access);
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		  struct uverbs_attr_bundle *attrs);
+#else
+#define sib_advise_mr NULL	/* ib_core answers EOPNOTSUPP */
+#endif
 struct ib_mr *sib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
@@ -44,6 +51,28 @@ struct sib_mr *sib_mr_get_cached(struct sib_dev *dev, struct sib_mr_cache *mc,
 				 struct ib_pd *pd, u32 key, int access);
 void sib_mr_cache_drop(struct sib_mr_cache *mc);
 int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
+
+/* the 8-byte operations of sib_mr_atomic() */
+enum sib_atomic_kind {
+	SIB_ATOMIC_CMP_SWAP,		/* IBTA 9.4.5 CmpSwap */
+	SIB_ATOMIC_FETCH_ADD,		/* IBTA 9.4.5 FetchAdd */
+	SIB_ATOMIC_WRITE,		/* IBA 1.5 ATOMIC WRITE: a plain store */
+};
+
+/**
+ * struct sib_atomic_op - one atomic for sib_mr_atomic()
+ * @kind: the operation
+ * @compare: CmpSwap's compare value
+ * @val: CmpSwap's swap value, FetchAdd's addend, ATOMIC WRITE's value
+ * @orig: out: the 8 bytes before the operation
+ */
+struct sib_atomic_op {
+	enum sib_atomic_kind kind;
+	u64 compare;
+	u64 val;
+	u64 orig;
+};
+int sib_mr_atomic(struct sib_mr *mr, u64 iova, struct sib_atomic_op *op);
 int sib_sgl_copy(struct sib_dev *dev, struct sib_mr_cache *mc,
 		 struct ib_pd *pd, const struct sib_sge *sge, u32 num_sge,
 		 u32 off, void *buf, u32 len, bool to_mr);

@@ -453,8 +453,6 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 	return SIB_RESP_OK;
 }
 
-static DEFINE_SPINLOCK(sib_atomic_lock);	/* makes atomics atomic */
-
 static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
 {
 	const struct sib_opcode_info *info = sib_opcode(SIB_OP_RC_ATOMIC_ACK);
@@ -480,20 +478,15 @@ static void sib_resp_send_atmack(struct sib_qp *qp, u32 psn, u64 orig)
 static int sib_resp_do_atomic(struct sib_mr *mr, u8 opcode,
 			      const struct sib_atmeth *atm, u64 *orig)
 {
-	u64 va = be64_to_cpu(atm->va), val;
-	int err;
+	struct sib_atomic_op op = {
+		.kind = opcode == SIB_OP_RC_CMP_SWAP ? SIB_ATOMIC_CMP_SWAP :
+						       SIB_ATOMIC_FETCH_ADD,
+		.compare = be64_to_cpu(atm->compare),
+		.val = be64_to_cpu(atm->swap_add),
+	};
+	int err = sib_mr_atomic(mr, be64_to_cpu(atm->va), &op);
 
-	spin_lock_bh(&sib_atomic_lock);
-	err = sib_mr_copy(mr, va, orig, sizeof(*orig), false);
-	if (!err) {
-		if (opcode == SIB_OP_RC_CMP_SWAP)
-			val = *orig == be64_to_cpu(atm->compare) ?
-			      be64_to_cpu(atm->swap_add) : *orig;
-		else
-			val = *orig + be64_to_cpu(atm->swap_add);
-		err = sib_mr_copy(mr, va, &val, sizeof(val), true);
-	}
-	spin_unlock_bh(&sib_atomic_lock);
+	*orig = op.orig;
 	return err;
 }
 
@@ -567,9 +560,11 @@ static enum sib_resp_res sib_resp_atomic_write(struct sib_qp *qp,
 		sib_mr_put(mr);
 		return SIB_RESP_NAK_INV;
 	}
-	spin_lock_bh(&sib_atomic_lock);
-	err = sib_mr_copy(mr, va, &val, sizeof(val), true);
-	spin_unlock_bh(&sib_atomic_lock);
+	{
+		struct sib_atomic_op op = { .kind = SIB_ATOMIC_WRITE, .val = val };
+
+		err = sib_mr_atomic(mr, va, &op);
+	}
 	sib_mr_put(mr);
 	if (err)
 		return SIB_RESP_NAK_ACC;

@@ -174,6 +174,7 @@ enum sib_mr_type {
 	SIB_MR_USER,
 	SIB_MR_FRMR,			/* fast registration (IB_MR_TYPE_MEM_REG) */
 	SIB_MR_DM,			/* on device memory (dm.c): its pages, zero based */
+	SIB_MR_ODP,			/* on-demand paging (odp.c): nothing pinned */
 };
 
 /*
@@ -208,6 +209,9 @@ struct sib_mr {
 	u32 fr_max;
 	u32 fr_npages;
 	u32 fr_shift;
+	struct ib_umem_odp *odp;	/* SIB_MR_ODP: its umem (odp.c) */
+	struct xarray odp_kids;		/* implicit ODP: child umems by 2 MiB */
+	struct mutex odp_kids_lock;	/* serializes adding a child */
 	struct rcu_head rcu;		/* freed after a grace period: hints */
 };
 

@@ -42,6 +42,14 @@ static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* ibv_advise_mr: prefetch ODP memory; the kernel checks everything */
+static int sib_advise_mr(struct ibv_pd *pd,
+			 enum ib_uverbs_advise_mr_advice advice, uint32_t flags,
+			 struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 static int sib_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -213,6 +221,7 @@ static void sib_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sib_ctx_ops = {
 	/* sorted by name */
+	SIB_CTX_OP(advise_mr),
 	SIB_CTX_OP(alloc_dm),
 	SIB_CTX_OP(alloc_mw),
 	SIB_CTX_OP(alloc_parent_domain),

@@ -20,6 +20,9 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
                   rises by >= 500
   loop_send_lat   ib_send_lat -s 2 -n 1000 (two processes); loopback_direct rises by >= 1000
   loop_write_lat  ib_write_lat -s 2 -n 1000; loopback_direct rises by >= 1000
+  loop_odp_*      tests/odp/sib-odp: on-demand paging MRs between two QPs of DEV, one
+                  result per case (first touch, madvise DONTNEED, munmap, fork, atomics,
+                  SEND/receive, implicit MR, a DONTNEED storm under traffic, advise_mr)
 Exit status 0 iff all ok.
 USAGE
 }
@@ -37,14 +40,18 @@ done
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
 CHECK=$HERE/../loop/loop-check
+ODP=$HERE/../odp/sib-odp
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # the cases of loop-check (one process) and the two-process runs (pair below)
 [[ -x $CHECK ]] || { echo "loop.sh: $CHECK not built (make loop)" >&2; exit 2; }
 mapfile -t CHECK_CASES < <("$CHECK" --list)
 ((${#CHECK_CASES[@]})) || { echo "loop.sh: $CHECK --list listed nothing" >&2; exit 2; }
+[[ -x $ODP ]] || { echo "loop.sh: $ODP not built (make loop)" >&2; exit 2; }
+mapfile -t ODP_CASES < <("$ODP" --list)
+((${#ODP_CASES[@]})) || { echo "loop.sh: $ODP --list listed nothing" >&2; exit 2; }
 PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
-cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}"
+cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}" "${ODP_CASES[@]/#/loop_odp_}"
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
 PORT=18700
 
@@ -103,6 +110,23 @@ for p in "${PAIRS[@]}"; do
 	*) result "$p" FAIL "loop.sh: no such case" ;;
 	esac
 done
+
+# sib-odp: one process, two QPs, ODP MRs
+f0=$(cnt odp_page_faults)
+rc=0; timeout -s KILL "$TMO" "$ODP" -d "$DEV" >"$OUT/odp" 2>&1 || rc=$?
+cat "$OUT/odp"
+f=$(($(cnt odp_page_faults) - f0))
+for c in "${ODP_CASES[@]}"; do
+	line=$(grep "^CASE odp_$c " "$OUT/odp" || true)
+	read -r _ _ st detail <<<"$line" || true
+	if [[ ${st:-} == ok ]]; then
+		result "loop_odp_$c" ok "${detail:-}"
+	else
+		result "loop_odp_$c" FAIL "${detail:-no result (exit $rc)}"
+	fi
+done
+echo "loop: sib-odp exit $rc, odp_page_faults +$f"
+
 rm -rf "$OUT"
 echo "loop: $nok/$((nok + nfail)) ok on $DEV"
 tl_status
