@@ -56,9 +56,11 @@
 #define SIB_LINK_FCCL		0xfff
 /*
  * link periods a Disabled port's cable still carries packets (no link
- * packets): the reply to the SubnSet that disabled it gets out first
+ * packets; the port is DOWN: SMPs only): the reply to the SubnSet that
+ * disabled it gets out, and the SM's retries of it get in, until the
+ * partner notices the silence (SIB_LINK_TIMEOUT) and drops the link
  */
-#define SIB_LINK_DISABLE_DRAIN	3
+#define SIB_LINK_DISABLE_DRAIN	10
 
 /*
  * struct sib_cable - a plugged cable

@@ -219,8 +219,9 @@ static void sib_ib_push_grh(const struct sib_av *av, struct sk_buff *skb)
  * from the LRH to the ICRC inclusive; SLID the port's base LID with the
  * AV's path bits under the LMC. A GRH (IBTA 8.3) goes in when the AV says
  * so or the DLID is multicast. The port state rules of IBTA 7.2: data
- * leaves only an ACTIVE port, SMPs any port whose physical link is up;
- * the rest is counted (send_port_state_err) and refused.
+ * leaves only an ACTIVE port, SMPs any port whose physical link is up
+ * or that the SM disabled while its cable drains (the reply to that
+ * SubnSet); the rest is counted (send_port_state_err) and refused.
  * Context: the QP's run (any context, no sleeping). Return: 0 with
  * skb->data at the LRH and the network header at the GRH (when there is
  * one); -ENETDOWN (port state, counted), -ENOMEM (no headroom),
@@ -234,7 +235,12 @@ int sib_ib_push_hdrs(struct sib_qp *qp, const struct sib_av *av,
 	struct sib_lrh_info li = {};
 	bool grh;
 
-	if (smi ? READ_ONCE(dev->ib->phys_state) != IB_PORT_PHYS_STATE_LINK_UP :
+	/*
+	 * SMPs while the link is up, and from a port the SM just disabled
+	 * while its cable drains (the reply to that Set; cable.c drops
+	 * them once the link is down); data only when ACTIVE
+	 */
+	if (smi ? READ_ONCE(dev->ib->phys_state) == IB_PORT_PHYS_STATE_POLLING :
 		  sib_ib_state(dev) != IB_PORT_ACTIVE) {
 		sib_counter_inc(dev, SIB_CNT_IB_XMIT_PORT_STATE);
 		return -ENETDOWN;

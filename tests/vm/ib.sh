@@ -806,7 +806,7 @@ if ((sm_ok)); then
 	# ibportstate disable against host 2's port, by directed route 0,1 over the cable: host
 	# 2 Disabled and DOWN, its cable quiet (no link packets), so host 1 falls back to Polling
 	why=""
-	timeout 60 ibportstate -C $DEV -D 0,1 1 disable >"$OUT/disable.out" 2>&1 ||
+	timeout 60 ibportstate -C $DEV -P 1 -D 0,1 1 disable >"$OUT/disable.out" 2>&1 ||
 		why+=" ibportstate -D 0,1 1 disable: exit $? ($(tail -2 "$OUT/disable.out" | tr '\n' ' '));"
 	grep -q 'After PortInfo set' "$OUT/disable.out" || why+=" ibportstate printed no reply to the Set;"
 	rrun "$R; wait_port DOWN Disabled 50; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
@@ -824,7 +824,8 @@ if ((sm_ok)); then
 	# enable from host 2 itself (its only way in now: directed route 0, no cable needed):
 	# both ports train (INIT, LinkUp) and opensm brings them ACTIVE again
 	why=""
-	rrun "timeout 60 ibportstate -C $DEV -D 0 1 enable 2>&1 | tail -3" 90 || why+=" host 2: ibportstate -D 0 1 enable: ${rout:0:160};"
+	rrun "timeout 60 ibportstate -C $DEV -P 1 -D 0 1 enable >/tmp/ib-enable.out 2>&1; r=\$?; tail -3 /tmp/ib-enable.out; exit \$r" 90 ||
+		why+=" host 2: ibportstate -D 0 1 enable failed: $(echo ${rout:0:160});"
 	rrun "$R; wait_port '' LinkUp 100; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
 		why+=" host 2: $rout 10 s after enable, not LinkUp;"
 	wait_port "" LinkUp 100 || why+=" host 1: $(port_state)/$(phys_state) 10 s after enable;"
@@ -892,7 +893,7 @@ PY
 	why=""
 	sm_stop
 	pidof opensm >/dev/null && why+=" opensm still running;"
-	rrun "timeout 60 ibportstate -C $DEV -D 0 1 down >/dev/null 2>&1; r1=\$?; $R; wait_port INIT '' 50; timeout 60 ibportstate -C $DEV -D 0 1 arm >/dev/null 2>&1; r2=\$?; echo \$r1 \$r2 \$(port_state)" 150
+	rrun "timeout 60 ibportstate -C $DEV -P 1 -D 0 1 down >/dev/null 2>&1; r1=\$?; $R; wait_port INIT '' 50; timeout 60 ibportstate -C $DEV -P 1 -D 0 1 arm >/dev/null 2>&1; r2=\$?; echo \$r1 \$r2 \$(port_state)" 150
 	read -r rd ra st0 <<<"$rout"
 	[[ $rd == 0 && $ra == 0 ]] || why+=" host 2: ibportstate down/arm exit ${rd:-?}/${ra:-?};"
 	# (ARMED, or ACTIVE already when IPoIB sent something first: the same rule)
