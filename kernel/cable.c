@@ -25,7 +25,10 @@
  * partner's link packets are heard, LinkUp while they keep coming, back
  * to Polling after 1 s without one, on carrier loss of the netdev, or
  * when the cable is unplugged (sib-link DEV unplug). ibport.c makes the
- * logical state follow (DOWN <-> INIT).
+ * logical state follow (DOWN <-> INIT). A port the SM disabled
+ * (PortPhysicalState Disabled, sib_ib_set_phys()) sends no link packets
+ * and, after SIB_LINK_DISABLE_DRAIN periods, carries nothing: its
+ * partner falls back to Polling; Polling (enable) starts it again.
  *
  * Locking: sib_cable_mutex serializes plugging, unplugging, the netdev
  * events and namespace exits; dev->ib->cable and cable->sock are RCU
@@ -51,6 +54,13 @@
 #define SIB_LINK_OP_NORMAL	0
 #define SIB_LINK_OP_INIT	1
 #define SIB_LINK_FCCL		0xfff
+/*
+ * link periods a Disabled port's cable still carries packets (no link
+ * packets; the port is DOWN: SMPs only): the reply to the SubnSet that
+ * disabled it gets out, and the SM's retries of it get in, until the
+ * partner notices the silence (SIB_LINK_TIMEOUT) and drops the link
+ */
+#define SIB_LINK_DISABLE_DRAIN	10
 
 /*
  * struct sib_cable - a plugged cable
@@ -64,6 +74,7 @@
  * @last_heard: jiffies of the partner's last good link packet
  * @up: 1 while the physical link is reported up (sib_ib_phys_link())
  * @link_sent, @link_rcvd: link packets sent and heard
+ * @quiet: link periods the port has been Disabled (link_work only)
  */
 struct sib_cable {
 	struct sib_dev *dev;
@@ -76,6 +87,7 @@ struct sib_cable {
 	atomic_t up;
 	atomic64_t link_sent;
 	atomic64_t link_rcvd;
+	unsigned int quiet;
 };
 
 static LIST_HEAD(sib_cables);
@@ -189,7 +201,8 @@ drop:
  * @skb: data at the LRH, the packet ends with its VCRC; consumed in every
  *	 case. Headroom as sib_cable_headroom() says, or it is reallocated.
  *
- * Counts the bytes on the cable (IB_XMIT_BYTES, LRH to VCRC). Without a
+ * Counts the bytes on the cable (IB_XMIT_BYTES, LRH to VCRC) and the SMPs
+ * (VL15 packets: IB_SMP_SENT). Without a
  * cable or while the physical link is not up the packet is dropped and
  * counted (IB_XMIT_PORT_STATE).
  * Context: process or softirq. Return: 0, -ENOTCONN (no cable, link
@@ -199,6 +212,7 @@ int sib_cable_xmit(struct sib_dev *dev, struct sk_buff *skb)
 {
 	struct sib_cable *cable;
 	unsigned int len = skb->len;
+	bool smp = (skb->data[0] >> 4) == SIB_IB_VL_SMP;	/* LRH VL */
 	int err;
 
 	rcu_read_lock();
@@ -211,11 +225,14 @@ int sib_cable_xmit(struct sib_dev *dev, struct sk_buff *skb)
 	}
 	err = sib_cable_send(cable, skb);
 	rcu_read_unlock();
-	if (err)
+	if (err) {
 		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
-	else
-		sib_cable_add_bytes(dev, SIB_CNT_IB_XMIT_BYTES, len);
-	return err;
+		return err;
+	}
+	sib_cable_add_bytes(dev, SIB_CNT_IB_XMIT_BYTES, len);
+	if (smp)
+		sib_counter_inc(dev, SIB_CNT_IB_SMP_SENT);
+	return 0;
 }
 
 static void sib_cable_send_link_pkt(struct sib_cable *cable)
@@ -242,19 +259,32 @@ static void sib_cable_send_link_pkt(struct sib_cable *cable)
 	}
 }
 
-/* every 100 ms: a link packet, and Polling after 1 s of silence */
+/*
+ * every 100 ms: a link packet, and Polling after 1 s of silence; nothing
+ * from a port the SM disabled, whose link goes down once the reply to
+ * the Set had time to leave
+ */
 static void sib_cable_link_work(struct work_struct *work)
 {
 	struct sib_cable *cable = container_of(to_delayed_work(work),
 					       struct sib_cable, link_work);
-	bool carrier = sib_cable_carrier(cable->dev);
+	struct sib_dev *dev = cable->dev;
+	bool carrier = sib_cable_carrier(dev);
+	u8 phys = sib_ib_phys_state(dev);
+	bool disabled = phys == IB_PORT_PHYS_STATE_DISABLED;
 
-	if (carrier)
+	cable->quiet = disabled ? cable->quiet + 1 : 0;
+	if (carrier && !disabled)
 		sib_cable_send_link_pkt(cable);
-	if (atomic_read(&cable->up) &&
-	    (!carrier || time_after(jiffies, READ_ONCE(cable->last_heard) +
-					     SIB_LINK_TIMEOUT)))
-		sib_cable_link(cable, false);
+	if (atomic_read(&cable->up)) {
+		if (!carrier || cable->quiet > SIB_LINK_DISABLE_DRAIN ||
+		    time_after(jiffies, READ_ONCE(cable->last_heard) +
+					SIB_LINK_TIMEOUT))
+			sib_cable_link(cable, false);
+		else if (phys == IB_PORT_PHYS_STATE_POLLING)
+			/* enabled again before the link went down */
+			sib_ib_phys_link(dev, true);
+	}
 	queue_delayed_work(sib_wq, &cable->link_work, SIB_LINK_PERIOD);
 }
 
@@ -270,7 +300,9 @@ static void sib_cable_rcv_link_pkt(struct sib_cable *cable, const u8 *p)
 	atomic64_inc(&cable->link_rcvd);
 	sib_counter_inc(dev, SIB_CNT_IB_LINK_PKTS_RCVD);
 	WRITE_ONCE(cable->last_heard, jiffies);
-	if (!atomic_read(&cable->up) && sib_cable_carrier(dev))
+	/* a Disabled port does not train (IBTA 5.4.1) */
+	if (!atomic_read(&cable->up) && sib_cable_carrier(dev) &&
+	    sib_ib_phys_state(dev) != IB_PORT_PHYS_STATE_DISABLED)
 		sib_cable_link(cable, true);
 }
 

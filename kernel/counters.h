@@ -90,6 +90,8 @@
 	X(IB_LINK_PKTS_SENT,	"link_pkts_sent")	\
 	X(IB_LINK_PKTS_RCVD,	"link_pkts_rcvd")	\
 	X(IB_SMP_RCVD,		"smp_rcvd")		\
+	X(IB_SMP_SENT,		"smp_sent")		\
+	X(IB_VL15_DROPPED,	"vl15_dropped")		\
 	X(IB_MKEY_VIOLATIONS,	"mkey_violations")	\
 	X(IB_XMIT_BYTES,	"ib_sent_bytes")	\
 	X(IB_RCV_BYTES,		"ib_rcvd_bytes")

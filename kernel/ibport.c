@@ -11,7 +11,10 @@
  * heard); then the SM moves it INIT -> ARMED -> ACTIVE through SubnSet
  * PortInfo (sma.c calls sib_ib_set_state()). Losing the physical link
  * takes it back to DOWN from any state. An SM setting DOWN while the
- * link is up retrains the link at once: the port is back in INIT.
+ * link is up retrains the link at once: the port is back in INIT. An
+ * ARMED port also goes ACTIVE when a data packet arrives (IBTA 7.2.6).
+ * The SM may disable the port (PortPhysicalState Disabled: DOWN, the
+ * cable quiet) and enable it again (Polling).
  *
  * Port events are dispatched from a work item, in the order they were
  * raised, never under the port lock: ib_dispatch_event() runs the
@@ -88,6 +91,146 @@ void sib_ib_port_event(struct sib_dev *dev, enum ib_event_type type)
 	spin_unlock_irqrestore(&ib->lock, flags);
 }
 
+/* raise the events of @events (bit per enum ib_event_type); ib->lock held */
+static void sib_ib_events_locked(struct sib_ib_port *ib, u32 events)
+{
+	int ev;
+
+	for (ev = 0; ev < 32; ev++)
+		if (events & BIT(ev))
+			sib_ib_event_locked(ib, ev);
+}
+
+/**
+ * sib_ib_port_set_phys() - the SM sets PortInfo PortPhysicalState
+ *			    (IBTA 14.2.5.6, 5.4.1): the rule alone
+ * @ib: the port, ib->lock held
+ * @phys: IB_PORT_PHYS_STATE_DISABLED (3) or POLLING (2)
+ *
+ * Disabled: the physical state is Disabled and stays so whatever the
+ * cable hears (cable.c stops its link packets), the logical state DOWN.
+ * Polling on a Disabled port enables it again: Polling until the partner
+ * is heard. Polling on a port that is not Disabled changes nothing.
+ * Context: any, does not sleep. Return: the events to raise, a bit per
+ * enum ib_event_type (IB_EVENT_PORT_ERR when an ACTIVE port goes down).
+ */
+u32 sib_ib_port_set_phys(struct sib_ib_port *ib, u8 phys)
+{
+	u32 events = 0;
+
+	lockdep_assert_held(&ib->lock);
+	if (phys == IB_PORT_PHYS_STATE_DISABLED) {
+		if (ib->state == IB_PORT_ACTIVE)
+			events |= BIT(IB_EVENT_PORT_ERR);
+		ib->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		ib->state = IB_PORT_DOWN;
+	} else if (phys == IB_PORT_PHYS_STATE_POLLING &&
+		   ib->phys_state == IB_PORT_PHYS_STATE_DISABLED) {
+		ib->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	}
+	return events;
+}
+
+/**
+ * sib_ib_port_data_rcvd() - a data packet (not VL15) arrived: the rule
+ *			     alone (IBTA 7.2.6, PortState Armed)
+ * @ib: the port, ib->lock held
+ *
+ * An ARMED port goes ACTIVE when it receives a packet on a data VL, as
+ * when the SM sets ACTIVE. Any other state stays.
+ * Context: any, does not sleep. Return: BIT(IB_EVENT_PORT_ACTIVE) when
+ * the port went ACTIVE, else 0.
+ */
+u32 sib_ib_port_data_rcvd(struct sib_ib_port *ib)
+{
+	lockdep_assert_held(&ib->lock);
+	if (ib->state != IB_PORT_ARMED)
+		return 0;
+	ib->state = IB_PORT_ACTIVE;
+	return BIT(IB_EVENT_PORT_ACTIVE);
+}
+
+/**
+ * sib_ib_port_vls() - the number of data VLs of an OperationalVLs or
+ *		       VLCap value (PortInfo, IBTA 14.2.5.6)
+ * @code: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; 0 reads as 1 (a
+ *	  new port's OperationalVLs)
+ *
+ * Context: any. Return: 1, 2, 4, 8 or 15; 1 for a reserved code.
+ */
+unsigned int sib_ib_port_vls(u8 code)
+{
+	if (code <= 1 || code > 5)
+		return 1;
+	return code == 5 ? 15 : 1u << (code - 1);
+}
+
+/**
+ * sib_ib_port_vl_ok() - may a data packet come on @vl? (IBTA 7.6.3)
+ * @ib: the port; OperationalVLs read without its lock (one byte)
+ * @vl: the LRH's VL of a packet that is not an SMP (not VL15)
+ *
+ * A data VL must be one of the port's operational VLs (OperationalVLs,
+ * at most VLCap: softib's is VL0 alone).
+ * Context: any. Return: true when the VL is operational.
+ */
+bool sib_ib_port_vl_ok(const struct sib_ib_port *ib, u8 vl)
+{
+	return vl < sib_ib_port_vls(READ_ONCE(ib->sma.op_vls));
+}
+
+/**
+ * sib_ib_data_rcvd() - a data packet arrived on @dev's port
+ * @dev: IB device
+ *
+ * sib_ib_port_data_rcvd() under the port's lock; IB_EVENT_PORT_ACTIVE
+ * when an ARMED port went ACTIVE. Lockless fast path for ACTIVE ports.
+ * Context: any (the receive path). Takes dev->ib->lock.
+ */
+void sib_ib_data_rcvd(struct sib_dev *dev)
+{
+	struct sib_ib_port *ib = dev->ib;
+	unsigned long flags;
+
+	if (READ_ONCE(ib->state) != IB_PORT_ARMED)
+		return;
+	spin_lock_irqsave(&ib->lock, flags);
+	sib_ib_events_locked(ib, sib_ib_port_data_rcvd(ib));
+	spin_unlock_irqrestore(&ib->lock, flags);
+}
+
+/**
+ * sib_ib_set_phys() - the SM set PortInfo PortPhysicalState on @dev
+ * @dev: IB device
+ * @phys: IB_PORT_PHYS_STATE_DISABLED or POLLING (the SMA checked it)
+ *
+ * sib_ib_port_set_phys() under the port's lock and its events. The
+ * cable (cable.c) sees the Disabled state on its next link period: it
+ * stops sending link packets and, a few periods later (time for the
+ * reply to the Set), carries nothing; Polling starts it again.
+ * Context: any; takes dev->ib->lock.
+ */
+void sib_ib_set_phys(struct sib_dev *dev, u8 phys)
+{
+	struct sib_ib_port *ib = dev->ib;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ib->lock, flags);
+	sib_ib_events_locked(ib, sib_ib_port_set_phys(ib, phys));
+	spin_unlock_irqrestore(&ib->lock, flags);
+}
+
+/**
+ * sib_ib_phys_state() - the port's PortPhysicalState
+ * @dev: IB device
+ *
+ * Context: any. Return: IB_PORT_PHYS_STATE_POLLING, LINK_UP or DISABLED.
+ */
+u8 sib_ib_phys_state(struct sib_dev *dev)
+{
+	return READ_ONCE(dev->ib->phys_state);
+}
+
 /**
  * sib_ib_port_init() - allocate and set up the IB port of a new device
  * @dev: the device being created (device.c), dev->ndev set
@@ -149,7 +292,8 @@ void sib_ib_port_fini(struct sib_dev *dev)
  *	Polling (silence for 1 s, carrier loss, cable unplugged)
  *
  * Up: a DOWN port goes to INIT (IBTA 7.2: the SM takes it on). Down: the
- * port goes DOWN from any state, PORT_ERR when it was ACTIVE.
+ * port goes DOWN from any state, PORT_ERR when it was ACTIVE. A port the
+ * SM disabled (sib_ib_set_phys()) stays Disabled and DOWN.
  * Context: any (softirq from the cable's receive). Takes dev->ib->lock.
  */
 void sib_ib_phys_link(struct sib_dev *dev, bool up)
@@ -158,7 +302,9 @@ void sib_ib_phys_link(struct sib_dev *dev, bool up)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ib->lock, flags);
-	if (up) {
+	if (ib->phys_state == IB_PORT_PHYS_STATE_DISABLED) {
+		/* the SM disabled the port: the cable changes nothing */
+	} else if (up) {
 		ib->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 		if (ib->state == IB_PORT_DOWN)
 			ib->state = IB_PORT_INIT;
@@ -320,7 +466,7 @@ int sib_ib_query_port(struct sib_dev *dev, struct ib_port_attr *a)
 	a->gid_tbl_len = 1;
 	a->pkey_tbl_len = SIB_MAX_PKEYS;
 	a->max_msg_sz = SIB_MAX_MSG_SIZE;
-	a->max_vl_num = 1;		/* VL0 for data (PortInfo VLCap) */
+	a->max_vl_num = 1;		/* VL0 for data (PortInfo VLCap: SIB_SMA_VL_CAP) */
 	a->bad_pkey_cntr = 0;
 	a->qkey_viol_cntr = 0;
 	a->init_type_reply = 0;

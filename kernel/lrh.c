@@ -219,8 +219,9 @@ static void sib_ib_push_grh(const struct sib_av *av, struct sk_buff *skb)
  * from the LRH to the ICRC inclusive; SLID the port's base LID with the
  * AV's path bits under the LMC. A GRH (IBTA 8.3) goes in when the AV says
  * so or the DLID is multicast. The port state rules of IBTA 7.2: data
- * leaves only an ACTIVE port, SMPs any port whose physical link is up;
- * the rest is counted (send_port_state_err) and refused.
+ * leaves only an ACTIVE port, SMPs any port whose physical link is up
+ * or that the SM disabled while its cable drains (the reply to that
+ * SubnSet); the rest is counted (send_port_state_err) and refused.
  * Context: the QP's run (any context, no sleeping). Return: 0 with
  * skb->data at the LRH and the network header at the GRH (when there is
  * one); -ENETDOWN (port state, counted), -ENOMEM (no headroom),
@@ -234,7 +235,12 @@ int sib_ib_push_hdrs(struct sib_qp *qp, const struct sib_av *av,
 	struct sib_lrh_info li = {};
 	bool grh;
 
-	if (smi ? READ_ONCE(dev->ib->phys_state) != IB_PORT_PHYS_STATE_LINK_UP :
+	/*
+	 * SMPs while the link is up, and from a port the SM just disabled
+	 * while its cable drains (the reply to that Set; cable.c drops
+	 * them once the link is down); data only when ACTIVE
+	 */
+	if (smi ? READ_ONCE(dev->ib->phys_state) == IB_PORT_PHYS_STATE_POLLING :
 		  sib_ib_state(dev) != IB_PORT_ACTIVE) {
 		sib_counter_inc(dev, SIB_CNT_IB_XMIT_PORT_STATE);
 		return -ENETDOWN;
@@ -349,7 +355,8 @@ static bool sib_ib_grh_ok(struct sk_buff *skb, unsigned int pktlen)
 
 /*
  * VL, SLID and DLID rules: VL15 carries only SMPs, to QP0, and only VL15
- * may use the permissive DLID; data VLs never reach QP0 and come from a
+ * may use the permissive DLID; a data VL is one of the port's operational
+ * VLs (OperationalVLs: VL0 alone), never reaches QP0 and comes from a
  * unicast SLID (IBTA 7.11.1: LID 0 is reserved, multicast and permissive
  * LIDs are no source); a multicast DLID goes with a GRH and QP 0xFFFFFF,
  * a unicast one must be the port's.
@@ -362,6 +369,9 @@ static int sib_ib_rcv_route(struct sib_dev *dev,
 	bool smp = li->vl == SIB_IB_VL_SMP;
 
 	if (smp != (dqpn == 0))
+		return SIB_CNT_IB_DROP_VL;
+	/* a data VL beyond the port's OperationalVLs (IBTA 7.6.3) */
+	if (!smp && !sib_ib_port_vl_ok(dev->ib, li->vl))
 		return SIB_CNT_IB_DROP_VL;
 	ib->smp = smp;
 	if (!smp && (!li->slid || li->slid >= SIB_IB_MCAST_LID_BASE))
@@ -387,7 +397,7 @@ static void sib_ib_rcv_pkt(struct sib_dev *dev, struct sk_buff *skb,
 			   bool loopback, struct sib_qp *sender)
 {
 	struct sib_ib_rcvd ib = {};
-	struct sib_lrh_info li;
+	struct sib_lrh_info li = {};
 	enum ib_port_state state;
 	unsigned int hlen, pktlen;
 	__le16 vcrc_buf;
@@ -439,6 +449,10 @@ static void sib_ib_rcv_pkt(struct sib_dev *dev, struct sk_buff *skb,
 		if (pskb_trim(skb, pktlen))
 			goto drop;
 	}
+	if (ib.smp)
+		sib_counter_inc(dev, SIB_CNT_IB_SMP_RCVD);
+	else
+		sib_ib_data_rcvd(dev);	/* IBTA 7.2.6: ARMED -> ACTIVE */
 	ib.slid = li.slid;
 	ib.sl = li.sl;
 	ib.grh = li.lnh == SIB_IB_LNH_GLOBAL;
@@ -451,6 +465,9 @@ static void sib_ib_rcv_pkt(struct sib_dev *dev, struct sk_buff *skb,
 bad_lrh:
 	sib_counter_inc(dev, SIB_CNT_IB_DROP_LRH);
 drop:
+	/* PortCounters VL15Dropped (IBTA 16.1.3.5): an SMP the port dropped */
+	if (li.vl == SIB_IB_VL_SMP)
+		sib_counter_inc(dev, SIB_CNT_IB_VL15_DROPPED);
 	kfree_skb(skb);
 }
 
@@ -462,12 +479,16 @@ drop:
  * Checks, each drop counted: the length against the LRH's PktLen, LVer
  * 0, LNH (IBA local or global; raw packets are not taken), the VCRC
  * (rcvd_vcrc_err), the GRH's IPVer/NxtHdr/PayLen (rcvd_lrh_err), the VL
- * (VL15 only to QP0, QP0 only on VL15: rcvd_vl_err), a data packet's
+ * (VL15 only to QP0, QP0 only on VL15, a data VL one of the port's
+ * OperationalVLs: rcvd_vl_err), a data packet's
  * SLID (unicast: rcvd_lrh_err), the DLID (the
  * port's LIDs under its LMC, multicast with a GRH to QP 0xFFFFFF, the
  * permissive LID on VL15 only: rcvd_dlid_err), the port state (data in
  * Armed or Active only, IBTA 7.2: rcvd_port_state_err), the ICRC
- * (rcvd_icrc_err). Then the transport's checks and delivery (recv.c).
+ * (rcvd_icrc_err); a dropped VL15 packet also counts in vl15_dropped.
+ * A data packet that passes moves an ARMED port to ACTIVE (IBTA 7.2.6),
+ * an SMP counts in smp_rcvd. Then the transport's checks and delivery
+ * (recv.c).
  * Context: softirq or process (no sleeping).
  */
 void sib_ib_rcv(struct sib_dev *dev, struct sk_buff *skb)

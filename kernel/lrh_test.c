@@ -377,6 +377,8 @@ static const struct sib_lrh_rcv_case sib_lrh_rcv_cases[] = {
 	{ "mcast_unicast_qp", SIB_VEC_MCAST, 48 + 7, 0x01, 0, false,
 	  SIB_CNT_IB_DROP_DLID },
 	{ "dlid_not_ours", SIB_VEC_RC, -1, 0, 0, false, SIB_CNT_IB_DROP_DLID },
+	/* VL 4: beyond OperationalVLs (VL0-3 here, see below) */
+	{ "vl_not_operational", SIB_VEC_RC, 0, 0x40, 0, false, SIB_CNT_IB_DROP_VL },
 	{ "icrc", SIB_VEC_SMP, 40, 0x08, 0, false, SIB_CNT_DROP_ICRC },
 	/* a good SMP passes the link layer: no QP0 here */
 	{ "smp_ok", SIB_VEC_SMP, -1, 0, 0, false, SIB_CNT_DROP_NO_QP },
@@ -426,7 +428,12 @@ static void sib_lrh_test_rcv_drops(struct kunit *test)
 	struct sib_dev *dev = sib_lrh_dev(test);
 	unsigned int i;
 
-	/* no LID: only the permissive DLID is the port's */
+	/*
+	 * no LID: only the permissive DLID is the port's. The multicast
+	 * vector comes on VL2: OperationalVLs 3 (VL0-3), as an SM sets it on
+	 * a port whose VLCap allows, so that its cases reach the DLID rules.
+	 */
+	dev->ib->sma.op_vls = 3;
 	for (i = 0; i < ARRAY_SIZE(sib_lrh_rcv_cases); i++)
 		sib_lrh_rcv_one(test, dev, &sib_lrh_rcv_cases[i]);
 	sib_lrh_dev_free(dev);

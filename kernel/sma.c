@@ -194,8 +194,9 @@ static bool sib_sma_port_info_ok(const struct sib_sma_ctx *ctx,
 		return false;
 	if (!sib_sma_state_ok(p->state, pi->linkspeed_portstate & 0xf))
 		return false;
-	/* physical state: only "no change" and Polling (nothing to do) */
-	if (phys != 0 && phys != IB_PORT_PHYS_STATE_POLLING)
+	/* physical state: no change, Polling (enable) or Disabled */
+	if (phys != 0 && phys != IB_PORT_PHYS_STATE_POLLING &&
+	    phys != IB_PORT_PHYS_STATE_DISABLED)
 		return false;
 	if (ldd > SIB_SMA_LINK_DOWN_POLLING)
 		return false;
@@ -270,6 +271,7 @@ static void sib_sma_port_info_apply(struct sib_sma_ctx *ctx,
 	v = pi->linkspeed_portstate & 0xf;
 	if (v != IB_PORT_NOP)
 		ctx->new_state = v;
+	ctx->new_phys = pi->portphysstate_linkdown >> 4;
 }
 
 /* PortInfo Get/Set; returns the MAD status */
@@ -295,6 +297,14 @@ static u16 sib_sma_port_info_attr(struct sib_sma_ctx *ctx,
 		/* the reply shows the state the Set asked for */
 		smp->data[offsetof(struct ib_port_info, linkspeed_portstate)] =
 			SIB_SMA_SPEED_SUPPORTED << 4 | ctx->new_state;
+	}
+	if (ctx->new_phys == IB_PORT_PHYS_STATE_DISABLED) {
+		/* and the physical state: Disabled, the logical one Down */
+		smp->data[offsetof(struct ib_port_info, portphysstate_linkdown)] =
+			IB_PORT_PHYS_STATE_DISABLED << 4 |
+			(p->sma.link_down_default ?: SIB_SMA_LINK_DOWN_POLLING);
+		smp->data[offsetof(struct ib_port_info, linkspeed_portstate)] =
+			SIB_SMA_SPEED_SUPPORTED << 4 | IB_PORT_DOWN;
 	}
 	return 0;
 }
@@ -505,7 +515,9 @@ static u64 sib_pma_pc_raw(const struct sib_sma_ctx *ctx, enum sib_pma_pc f)
 		return c[SIB_SMA_SRC_XMIT_PKTS];
 	case SIB_PMA_PC_RCV_PKTS:
 		return c[SIB_SMA_SRC_RCV_PKTS];
-	default:	/* physical layer, link, VL15: nothing counts them */
+	case SIB_PMA_PC_VL15_DROPPED:
+		return c[SIB_SMA_SRC_VL15_DROPPED];
+	default:	/* physical layer, link: nothing counts them */
 		return 0;
 	}
 }
@@ -664,7 +676,8 @@ reply:
  * sib_sma_process() - the SMA and the PMA of one port, without a device
  * @ctx: the device's state the agents read (filled by the caller) and,
  *	 on return, what the caller must do: @ctx->new_state through
- *	 sib_ib_set_state(), @ctx->pkey_block into the P_Key table,
+ *	 sib_ib_set_state(), @ctx->new_phys through sib_ib_set_phys(),
+ *	 @ctx->pkey_block into the P_Key table,
  *	 @ctx->events, @ctx->mkey_violation into the counters
  * @p: the port; SubnSet writes its fields (LID, LMC, SM LID/SL, M_Key,
  *     NeighborMTU, SL2VL, ...), a PMA Set its counter bases
@@ -689,6 +702,7 @@ int sib_sma_process(struct sib_sma_ctx *ctx, struct sib_ib_port *p,
 		    const struct ib_mad *in, struct ib_mad *out)
 {
 	ctx->new_state = 0;
+	ctx->new_phys = 0;
 	ctx->pkey_block = -1;
 	ctx->events = 0;
 	ctx->mkey_violation = false;
@@ -787,6 +801,9 @@ static void sib_sma_apply(struct sib_dev *dev, struct sib_sma_ctx *ctx,
 		smp->data[offsetof(struct ib_port_info, linkspeed_portstate)] =
 			SIB_SMA_SPEED_SUPPORTED << 4 | sib_ib_state(dev);
 	}
+	/* after the logical state: Disabled wins over a state in the Set */
+	if (ctx->new_phys)
+		sib_ib_set_phys(dev, ctx->new_phys);
 	for (ev = 0; ev < 32; ev++)
 		if (ctx->events & BIT(ev))
 			sib_ib_port_event(dev, ev);
@@ -807,7 +824,8 @@ static void sib_sma_apply(struct sib_dev *dev, struct sib_sma_ctx *ctx,
  *
  * Gathers the port's state, runs sib_sma_process() under the port's
  * lock, then applies what it asked for: the logical state through
- * sib_ib_set_state(), a P_KeyTable block into the P_Key table that the
+ * sib_ib_set_state(), the physical state (Disabled, Polling: IBTA
+ * 14.2.5.6 PortPhysicalState) through sib_ib_set_phys(), a P_KeyTable block into the P_Key table that the
  * data path enforces (pkey.c), the events LID_CHANGE, SM_CHANGE,
  * GID_CHANGE, PKEY_CHANGE and CLIENT_REREGISTER through
  * sib_ib_port_event(), an M_Key violation into mkey_violations.

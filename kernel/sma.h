@@ -51,7 +51,8 @@ struct sib_ib_port;
 	X(XMIT_PKEY,	SIB_CNT_DROP_PKEY_TX)			\
 	X(RCV_PKEY,	SIB_CNT_DROP_PKEY)			\
 	X(RCV_QKEY,	SIB_CNT_DROP_QKEY)			\
-	X(RCV_STATE,	SIB_CNT_IB_DROP_PORT_STATE)
+	X(RCV_STATE,	SIB_CNT_IB_DROP_PORT_STATE)		\
+	X(VL15_DROPPED,	SIB_CNT_IB_VL15_DROPPED)
 
 #define SIB_SMA_SRC_ENUM(id, cnt) SIB_SMA_SRC_##id,
 enum sib_sma_src {
@@ -138,6 +139,8 @@ struct sib_sma_port {
  * @pkey: the P_Key table when the MAD came in (0: invalid entry)
  * @cnt: the counters of SIB_SMA_SRC_LIST when the MAD came in
  * @new_state: out: logical state to set (sib_ib_set_state()), 0: none
+ * @new_phys: out: PortPhysicalState to set (sib_ib_set_phys(): Polling
+ *	      2 or Disabled 3), 0: none
  * @pkey_block: out: P_KeyTable block to write, -1: none
  * @new_pkeys: out: its entries
  * @events: out: bit (1 << enum ib_event_type) per event to fire
@@ -157,6 +160,7 @@ struct sib_sma_ctx {
 	u64 cnt[SIB_SMA_NUM_SRC];
 
 	enum ib_port_state new_state;
+	u8 new_phys;
 	int pkey_block;
 	u16 new_pkeys[SIB_SMA_PKEY_BLOCK];
 	u32 events;

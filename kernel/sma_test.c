@@ -2,7 +2,9 @@
 /*
  * softib: KUnit tests of the SMA and PMA core, sib_sma_process(), on a
  * port without a device: every attribute's Get, PortInfo Sets (the
- * logical state INIT -> ARMED -> ACTIVE, an illegal transition, LID/LMC),
+ * logical state INIT -> ARMED -> ACTIVE, an illegal transition, LID/LMC,
+ * PortPhysicalState Disabled and Polling), ibport.c's rules on the bare
+ * port (ARMED -> ACTIVE on a data packet, the operational data VLs),
  * a P_Key block, M_Key violations, PortCounters saturation and clear,
  * and the MAD statuses of bad requests.
  */
@@ -249,11 +251,145 @@ static void sib_sma_test_port_state_walk(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
 	KUNIT_EXPECT_EQ(test, t->ctx->new_state, IB_PORT_DOWN);
-	/* PortPhysicalState Disabled is not supported */
+	/* PortPhysicalState: the states an SM cannot write */
+	pi = sib_st_pi_set(test, t);
+	pi->portphysstate_linkdown |= IB_PORT_PHYS_STATE_LINK_UP << 4;
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
+	KUNIT_EXPECT_EQ(test, t->ctx->new_phys, 0);
+	pi = sib_st_pi_set(test, t);
+	pi->portphysstate_linkdown |= IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING << 4;
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
+}
+
+/* lock held as sib_process_mad() and the receive path take it */
+static u32 sib_st_set_phys(struct sib_st *t, u8 phys)
+{
+	u32 ev;
+
+	spin_lock_bh(&t->p->lock);
+	ev = sib_ib_port_set_phys(t->p, phys);
+	spin_unlock_bh(&t->p->lock);
+	return ev;
+}
+
+static u32 sib_st_data_rcvd(struct sib_st *t)
+{
+	u32 ev;
+
+	spin_lock_bh(&t->p->lock);
+	ev = sib_ib_port_data_rcvd(t->p);
+	spin_unlock_bh(&t->p->lock);
+	return ev;
+}
+
+/*
+ * PortPhysicalState Disabled (3) and Polling (2) as ibportstate's
+ * disable and enable send them (the whole PortInfo, PortState NOP)
+ */
+static void sib_sma_test_phys_disable(struct kunit *test)
+{
+	struct sib_st *t = sib_st_new(test);
+	struct ib_port_info *pi;
+
+	t->p->state = IB_PORT_ACTIVE;
+	t->p->lid = 2;
 	pi = sib_st_pi_set(test, t);
 	pi->portphysstate_linkdown |= IB_PORT_PHYS_STATE_DISABLED << 4;
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
+	KUNIT_EXPECT_EQ(test, t->ctx->new_phys, IB_PORT_PHYS_STATE_DISABLED);
+	KUNIT_EXPECT_EQ(test, t->ctx->new_state, 0);
+	/* the reply shows Disabled and Down */
+	KUNIT_EXPECT_EQ(test, sib_st_pi(t)->portphysstate_linkdown >> 4,
+			IB_PORT_PHYS_STATE_DISABLED);
+	KUNIT_EXPECT_EQ(test, sib_st_pi(t)->linkspeed_portstate & 0xf,
+			IB_PORT_DOWN);
+	KUNIT_EXPECT_EQ(test, t->p->lid, 2);
+
+	/* what sib_ib_set_phys() then does: DOWN, PORT_ERR (was ACTIVE) */
+	KUNIT_EXPECT_EQ(test, sib_st_set_phys(t, IB_PORT_PHYS_STATE_DISABLED),
+			(u32)BIT(IB_EVENT_PORT_ERR));
+	KUNIT_EXPECT_EQ(test, t->p->state, IB_PORT_DOWN);
+	KUNIT_EXPECT_EQ(test, t->p->phys_state, IB_PORT_PHYS_STATE_DISABLED);
+	/* again: no second event */
+	KUNIT_EXPECT_EQ(test, sib_st_set_phys(t, IB_PORT_PHYS_STATE_DISABLED), 0);
+
+	/* a Disabled port cannot be armed */
+	pi = sib_st_pi_set(test, t);
+	pi->linkspeed_portstate |= IB_PORT_ARMED;
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
+
+	/* enable: Polling, still DOWN until the cable hears the partner */
+	pi = sib_st_pi_set(test, t);
+	pi->portphysstate_linkdown |= IB_PORT_PHYS_STATE_POLLING << 4;
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
+	KUNIT_EXPECT_EQ(test, t->ctx->new_phys, IB_PORT_PHYS_STATE_POLLING);
+	KUNIT_EXPECT_EQ(test, sib_st_set_phys(t, IB_PORT_PHYS_STATE_POLLING), 0);
+	KUNIT_EXPECT_EQ(test, t->p->phys_state, IB_PORT_PHYS_STATE_POLLING);
+	KUNIT_EXPECT_EQ(test, t->p->state, IB_PORT_DOWN);
+
+	/* Polling on a port whose link is up changes nothing */
+	t->p->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	t->p->state = IB_PORT_INIT;
+	KUNIT_EXPECT_EQ(test, sib_st_set_phys(t, IB_PORT_PHYS_STATE_POLLING), 0);
+	KUNIT_EXPECT_EQ(test, t->p->phys_state, IB_PORT_PHYS_STATE_LINK_UP);
+	KUNIT_EXPECT_EQ(test, t->p->state, IB_PORT_INIT);
+	/* disabling an INIT port raises no event */
+	KUNIT_EXPECT_EQ(test, sib_st_set_phys(t, IB_PORT_PHYS_STATE_DISABLED), 0);
+	KUNIT_EXPECT_EQ(test, t->p->state, IB_PORT_DOWN);
+}
+
+/* IBTA 7.2.6: an ARMED port goes ACTIVE on a data packet; others stay */
+static void sib_sma_test_armed_data(struct kunit *test)
+{
+	struct sib_st *t = sib_st_new(test);
+	static const enum ib_port_state stay[] = {
+		IB_PORT_DOWN, IB_PORT_INIT, IB_PORT_ACTIVE,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stay); i++) {
+		t->p->state = stay[i];
+		KUNIT_EXPECT_EQ(test, sib_st_data_rcvd(t), 0);
+		KUNIT_EXPECT_EQ(test, t->p->state, stay[i]);
+	}
+	t->p->state = IB_PORT_ARMED;
+	KUNIT_EXPECT_EQ(test, sib_st_data_rcvd(t),
+			(u32)BIT(IB_EVENT_PORT_ACTIVE));
+	KUNIT_EXPECT_EQ(test, t->p->state, IB_PORT_ACTIVE);
+	/* the second packet: already ACTIVE, no event */
+	KUNIT_EXPECT_EQ(test, sib_st_data_rcvd(t), 0);
+}
+
+/* OperationalVLs / VLCap codes and the data VLs a port takes */
+static void sib_sma_test_vls(struct kunit *test)
+{
+	struct sib_st *t = sib_st_new(test);
+	static const unsigned int n[] = { 1, 1, 2, 4, 8, 15, 1, 1 };
+	struct ib_port_info *pi;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(n); i++)
+		KUNIT_EXPECT_EQ(test, sib_ib_port_vls(i), n[i]);
+	/* a new port (OperationalVLs 0: VL0) and VLCap 1: VL0 alone */
+	KUNIT_EXPECT_TRUE(test, sib_ib_port_vl_ok(t->p, 0));
+	for (i = 1; i < SIB_IB_VL_SMP; i++)
+		KUNIT_EXPECT_FALSE(test, sib_ib_port_vl_ok(t->p, i));
+	/* the SM cannot set more VLs than VLCap */
+	pi = sib_st_pi_set(test, t);
+	pi->operationalvl_pei_peo_fpi_fpo =
+		(pi->operationalvl_pei_peo_fpi_fpo & 0x0f) | 2 << 4;
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
+	KUNIT_EXPECT_FALSE(test, sib_ib_port_vl_ok(t->p, 1));
+	/* the rule follows OperationalVLs (VL0-3) */
+	t->p->sma.op_vls = 3;
+	KUNIT_EXPECT_TRUE(test, sib_ib_port_vl_ok(t->p, 3));
+	KUNIT_EXPECT_FALSE(test, sib_ib_port_vl_ok(t->p, 4));
 }
 
 static void sib_sma_test_lid_lmc(struct kunit *test)
@@ -466,6 +602,7 @@ static void sib_sma_test_pma(struct kunit *test)
 	t->ctx->cnt[SIB_SMA_SRC_RCV_PKEY] = 300;
 	t->ctx->cnt[SIB_SMA_SRC_RCV_VCRC] = 3;
 	t->ctx->cnt[SIB_SMA_SRC_RCV_LRH] = 4;
+	t->ctx->cnt[SIB_SMA_SRC_VL15_DROPPED] = 5;
 	sib_st_pma(t, IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 1, 0);
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, out->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
@@ -473,6 +610,7 @@ static void sib_sma_test_pma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_data), 0xffffffffU);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_data), 1000);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_packets), 10);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pc->vl15_dropped), 5);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_packets), 12);
 	KUNIT_EXPECT_EQ(test, pc->port_rcv_constraint_errors, 255);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(pc->port_rcv_errors), 7);
@@ -546,6 +684,9 @@ static struct kunit_case sib_sma_test_cases[] = {
 	KUNIT_CASE(sib_sma_test_node_desc),
 	KUNIT_CASE(sib_sma_test_port_info_get),
 	KUNIT_CASE(sib_sma_test_port_state_walk),
+	KUNIT_CASE(sib_sma_test_phys_disable),
+	KUNIT_CASE(sib_sma_test_armed_data),
+	KUNIT_CASE(sib_sma_test_vls),
 	KUNIT_CASE(sib_sma_test_lid_lmc),
 	KUNIT_CASE(sib_sma_test_pkey),
 	KUNIT_CASE(sib_sma_test_guid_sl2vl_vlarb),

@@ -44,7 +44,8 @@ ADDR1=10.0.3.1 ADDR2=10.0.3.2		# eth1 (the cable's carrier)
 IP1=10.0.4.1 IP2=10.0.4.2		# IPoIB
 
 # the cases, in the order they run
-CASES_LINK="link_add link_state guids guid_stable unplug replug"
+CASES_LINK="link_add link_state second_dev guids guid_stable unplug replug cable_v6 cable_refused
+	netdev_gone"
 CASES_SM="sm_subnet_up sm_active lids devinfo_lids ibstat ibstatus sminfo saquery_node
 	saquery_path smpquery_lid smpquery_dr perfquery_local perfquery_remote ibaddr ibping"
 CASES_DATA="rc_pingpong ud_pingpong srq_pingpong ib_write_bw ib_read_bw ib_send_bw
@@ -52,12 +53,14 @@ CASES_DATA="rc_pingpong ud_pingpong srq_pingpong ib_write_bw ib_read_bw ib_send_
 CASES_IPOIB="ipoib_up ipoib_ping ipoib_tcp rping ucmatose udaddy ipoib_cm"
 CASES_PART="sm_no_churn part_mistake part_mistake_tenants part_fixed part_fixed_tenants
 	part_limited_limited part_tenant_inside"
+CASES_PORT="port_disable port_enable smp_counted vl_dropped armed_active"
 CASES_ROCE="roce_beside"
+CASES_END="rmmod_plugged"
 TL_PREFIX=ib_ TL_QUIET=1
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # shellcheck disable=SC2086 # (lists of words)
-cases $CASES_LINK $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART $CASES_ROCE
+cases $CASES_LINK $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART $CASES_PORT $CASES_ROCE $CASES_END
 [[ $ROLE == 1 || $ROLE == 2 ]] || { usage >&2; exit 2; }
 [[ -d $DIR ]] || { echo "ib.sh: --dir $DIR: no such directory" >&2; exit 2; }
 
@@ -169,6 +172,9 @@ cleanup() {
 	stop_peer
 	modprobe -r ib_ipoib 2>/dev/null
 	[[ -e /sys/class/infiniband/$DEV ]] && rdma link delete $DEV
+	# netdev_gone's, when it failed
+	[[ -e /sys/class/infiniband/sibd0 ]] && rdma link delete sibd0
+	ip link del d0 2>/dev/null
 	rm -rf "$OUT"
 }
 trap cleanup EXIT
@@ -246,6 +252,14 @@ if [[ -z $why ]]; then
 	verdict link_state "$why" "both INIT/LinkUp, link_layer InfiniBand, LID 0"
 	[[ -z $why ]] && link_ok=1
 
+	# one IB device per netdev: a second one is refused (EEXIST), the first keeps working
+	why=""
+	o=$(rdma link add sibib1 type softib-ib netdev eth1 2>&1) && why+=" a second IB device on eth1 was made;"
+	[[ $o == *"File exists"* ]] || why+=" rdma link add said '${o:0:100}', not EEXIST (File exists);"
+	[[ -e /sys/class/infiniband/sibib1 ]] && { why+=" sibib1 exists;"; rdma link delete sibib1; }
+	wait_port INIT LinkUp 10 || why+=" sibib0 $(port_state)/$(phys_state) afterwards;"
+	verdict second_dev "$why" "rdma link add sibib1 ... netdev eth1: ${o:0:80}"
+
 	# GUIDs: EUI-64 of the MAC with 20:00 (node) / 40:00 (port) in bytes 3-4
 	why=""
 	ng=$(node_guid) pg=$(port_guid)
@@ -273,12 +287,14 @@ if [[ -z $why ]]; then
 
 	why=""
 	"$SIBLINK" $DEV unplug || why+=" sib-link unplug failed;"
+	# no cable: a second unplug is refused (ENOENT)
+	o=$("$SIBLINK" $DEV unplug 2>&1) && why+=" a second unplug succeeded;"
 	wait_port DOWN Polling 30 || why+=" host 1: $(port_state)/$(phys_state) 3 s after unplug;"
 	# host 2 hears no link packets: Polling after 1 s
 	rrun "$R; wait_port DOWN Polling 50; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
 		why+=" host 2: $rout 5 s after host 1's unplug;"
 	sl=$("$SIBLINK" $DEV show 2>&1)
-	verdict unplug "$why" "both DOWN/Polling; sib-link show: $(echo $sl | cut -c1-100)"
+	verdict unplug "$why" "both DOWN/Polling, a second unplug refused (${o:0:60}); sib-link show: $(echo $sl | cut -c1-100)"
 	why=""
 	"$SIBLINK" $DEV peer $ADDR2 || why+=" sib-link peer failed;"
 	wait_port INIT LinkUp 50 || why+=" host 1: $(port_state)/$(phys_state) 5 s after replug;"
@@ -286,10 +302,53 @@ if [[ -z $why ]]; then
 		why+=" host 2: $rout 5 s after replug;"
 	verdict replug "$why" "both INIT/LinkUp again"
 	[[ -z $why ]] || link_ok=0
+
+	# the cable over IPv6 (vm-pair's fd03::1 and fd03::2 on eth1), then back to IPv4
+	why=""
+	"$SIBLINK" $DEV peer fd03::2 || why+=" host 1: sib-link peer fd03::2 failed;"
+	rrun "$SIBLINK $DEV peer fd03::1" 30 || why+=" host 2: sib-link peer fd03::1 failed: $rout;"
+	wait_port INIT LinkUp 100 || why+=" host 1: $(port_state)/$(phys_state) 10 s after the IPv6 plug;"
+	rrun "$R; wait_port INIT LinkUp 100; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
+		why+=" host 2: $rout 10 s after the IPv6 plug;"
+	sl=$("$SIBLINK" $DEV show 2>&1)
+	[[ $sl == *"peer fd03::2"* ]] || why+=" sib-link show: ${sl:0:100};"
+	"$SIBLINK" $DEV peer $ADDR2 || why+=" host 1: back to IPv4 failed;"
+	rrun "$SIBLINK $DEV peer $ADDR1" 30 || why+=" host 2: back to IPv4 failed: $rout;"
+	wait_port INIT LinkUp 100 || { why+=" host 1: $(port_state)/$(phys_state) on IPv4 again;"; link_ok=0; }
+	rrun "$R; wait_port INIT LinkUp 100; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
+		{ why+=" host 2: $rout on IPv4 again;"; link_ok=0; }
+	verdict cable_v6 "$why" "both INIT/LinkUp over fd03::1 <-> fd03::2, then over IPv4 again"
+
+	# what the cable refuses: RoCEv2's UDP port, a RoCE device; the plugged cable stays
+	why=""
+	o1=$("$SIBLINK" $DEV peer $ADDR2 port 4791 2>&1) && why+=" peer port 4791 accepted;"
+	o2=$("$SIBLINK" $DEV peer $ADDR2 local-port 4791 2>&1) && why+=" local-port 4791 accepted;"
+	o3=$("$SIBLINK" sib0 show 2>&1) && why+=" sib-link sib0 (a RoCE device) show accepted;"
+	sl=$("$SIBLINK" $DEV show 2>&1)
+	[[ $sl == *"peer $ADDR2 port 4792"* ]] || why+=" the cable changed: ${sl:0:100};"
+	wait_port INIT LinkUp 20 || why+=" sibib0 $(port_state)/$(phys_state) afterwards;"
+	verdict cable_refused "$why" "port 4791: ${o1:0:70}; RoCE device: ${o3:0:70}"
+
+	# an IB device goes with its netdev, cable plugged (IPv4, then IPv6 on other UDP ports)
+	why=""
+	{ ip link add d0 type dummy && ip link set d0 mtu 9000 up && ip addr add 10.9.9.1/24 dev d0; } ||
+		why+=" dummy d0 not made;"
+	rdma link add sibd0 type softib-ib netdev d0 || why+=" rdma link add sibd0 netdev d0 failed;"
+	"$SIBLINK" sibd0 peer 10.9.9.2 || why+=" sib-link sibd0 peer 10.9.9.2 failed;"
+	"$SIBLINK" sibd0 peer fe80::1 port 5000 local-port 4793 || why+=" sib-link sibd0 peer fe80::1 failed;"
+	sl=$("$SIBLINK" sibd0 show 2>&1)
+	[[ $sl == *"peer fe80::1 port 5000"* ]] || why+=" sibd0: ${sl:0:100};"
+	ip link del d0 || why+=" ip link del d0 failed;"
+	t=$SECONDS
+	while [[ -e /sys/class/infiniband/sibd0 ]] && ((SECONDS - t < 10)); do sleep 0.2; done
+	[[ -e /sys/class/infiniband/sibd0 ]] && why+=" sibd0 still there 10 s after ip link del d0;"
+	rdma link show 2>/dev/null | grep -q sibd0 && why+=" rdma link show lists sibd0;"
+	wait_port INIT LinkUp 20 || why+=" sibib0 $(port_state)/$(phys_state) afterwards;"
+	verdict netdev_gone "$why" "sibd0 (cable plugged) gone with its netdev d0; sibib0 untouched"
 fi
 if ((!link_ok)); then
 	# shellcheck disable=SC2086
-	skip_rest "no link between the two IB ports" $CASES_LINK $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART
+	skip_rest "no link between the two IB ports" $CASES_LINK $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART $CASES_PORT
 fi
 
 # ================================================================ opensm
@@ -429,7 +488,7 @@ if ((sm_ok)); then
 	verdict ibping "$why" "$(grep -m1 'packets transmitted' "$cout")"
 else
 	# shellcheck disable=SC2086
-	((link_ok)) && skip_rest "opensm did not bring the ports ACTIVE" $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART
+	((link_ok)) && skip_rest "opensm did not bring the ports ACTIVE" $CASES_SM $CASES_DATA $CASES_IPOIB $CASES_PART $CASES_PORT
 fi
 
 # ================================================================ data by LID
@@ -740,6 +799,114 @@ EOF
 	cp "$SM/opensm.log" "$OUT/opensm.log" 2>/dev/null
 fi
 
+# ================================================================ the port's state rules
+# (IBTA 14.2.5.6 PortPhysicalState, 7.2.6 Armed, 7.6.3 operational VLs; opensm running)
+cnt() { cat "$P/hw_counters/$1" 2>/dev/null || echo 0; }
+if ((sm_ok)); then
+	# ibportstate disable against host 2's port, by directed route 0,1 over the cable: host
+	# 2 Disabled and DOWN, its cable quiet (no link packets), so host 1 falls back to Polling
+	why=""
+	timeout 60 ibportstate -C $DEV -P 1 -D 0,1 1 disable >"$OUT/disable.out" 2>&1 ||
+		why+=" ibportstate -D 0,1 1 disable: exit $? ($(tail -2 "$OUT/disable.out" | tr '\n' ' '));"
+	grep -q 'After PortInfo set' "$OUT/disable.out" || why+=" ibportstate printed no reply to the Set;"
+	rrun "$R; wait_port DOWN Disabled 50; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
+		why+=" host 2: $rout 5 s after disable, not DOWN/Disabled;"
+	wait_port DOWN Polling 50 || why+=" host 1: $(port_state)/$(phys_state) 5 s after, not DOWN/Polling;"
+	rrun "cat $P/hw_counters/link_pkts_sent" 30; lp0=$rout
+	sleep 2
+	rrun "cat $P/hw_counters/link_pkts_sent; $R; echo \$(port_state)/\$(phys_state)" 30
+	read -r lp1 st2 <<<"$(echo $rout)"
+	[[ $lp1 == "$lp0" ]] || why+=" host 2 sent link packets while Disabled ($lp0 -> $lp1);"
+	[[ $st2 == DOWN/Disabled ]] || why+=" host 2 $st2 2 s later;"
+	[[ $(port_state)/$(phys_state) == DOWN/Polling ]] || why+=" host 1 $(port_state)/$(phys_state) 2 s later;"
+	verdict port_disable "$why" "host 2 DOWN/Disabled (link packets $lp0 -> $lp1), host 1 DOWN/Polling"
+
+	# enable from host 2 itself (its only way in now: directed route 0, no cable needed):
+	# both ports train (INIT, LinkUp) and opensm brings them ACTIVE again
+	why=""
+	rrun "timeout 60 ibportstate -C $DEV -P 1 -D 0 1 enable >/tmp/ib-enable.out 2>&1; r=\$?; tail -3 /tmp/ib-enable.out; exit \$r" 90 ||
+		why+=" host 2: ibportstate -D 0 1 enable failed: $(echo ${rout:0:160});"
+	rrun "$R; wait_port '' LinkUp 100; r=\$?; echo \$(port_state)/\$(phys_state); exit \$r" 30 ||
+		why+=" host 2: $rout 10 s after enable, not LinkUp;"
+	wait_port "" LinkUp 100 || why+=" host 1: $(port_state)/$(phys_state) 10 s after enable;"
+	t=$SECONDS
+	wait_port ACTIVE LinkUp 900 || why+=" host 1 not ACTIVE again after 90 s ($(port_state));"
+	rrun "$R; wait_port ACTIVE LinkUp 900; r=\$?; port_state; exit \$r" 120 || why+=" host 2: $rout after 90 s;"
+	[[ $(lid_of) == "$LID1" ]] || why+=" host 1's LID $(lid_of), was $LID1;"
+	verdict port_enable "$why" "both LinkUp, ACTIVE again $((SECONDS - t)) s later (opensm), LIDs kept"
+
+	# SMPs counted: 5 smpquery by LID, host 1's smp_sent and host 2's smp_rcvd; opensm's
+	# sweeps may add theirs
+	why=""
+	rrun "cat $P/hw_counters/smp_rcvd" 30; r0=$rout
+	s0=$(cnt smp_sent)
+	for i in 1 2 3 4 5; do
+		timeout 30 smpquery -C $DEV nodeinfo "$LID2" >/dev/null 2>&1 || why+=" smpquery $i failed;"
+	done
+	rrun "cat $P/hw_counters/smp_rcvd" 30; r1=$rout
+	s1=$(cnt smp_sent)
+	[[ $r0 =~ ^[0-9]+$ && $r1 =~ ^[0-9]+$ ]] && ((r1 - r0 >= 5)) || why+=" host 2's smp_rcvd ${r0:-?} -> ${r1:-?}, not +5;"
+	((s1 - s0 >= 5)) || why+=" host 1's smp_sent $s0 -> $s1, not +5;"
+	o=$(rdma statistic show link $DEV/1 2>&1)
+	[[ $o == *" smp_rcvd "* && $o == *" smp_sent "* && $o == *" vl15_dropped "* ]] ||
+		why+=" rdma statistic shows no smp_rcvd/smp_sent/vl15_dropped;"
+	o=$(timeout 30 perfquery -C $DEV "$LID2" 1 2>&1)
+	[[ $o =~ VL15Dropped:\.*[0-9]+ ]] || why+=" perfquery $LID2 1: no VL15Dropped: ${o:0:100};"
+	verdict smp_counted "$why" "5 smpquery: host 2 smp_rcvd +$((r1 - r0)), host 1 smp_sent +$((s1 - s0)); $(grep -Eo 'VL15Dropped:\.*[0-9]+' <<<"$o")"
+
+	# data packets on VLs beyond OperationalVLs (VL0 only): host 1 sends three by hand (LRH
+	# VL 1, 3, 7 to host 2's LID, QP1, good VCRC and ICRC; tests/gen-lrh-vectors.py builds
+	# them), host 2 drops and counts each in rcvd_vl_err, no other drop counter moves
+	why=""
+	VLC="rcvd_vl_err rcvd_vcrc_err rcvd_lrh_err rcvd_dlid_err"
+	vlc() { local c; for c in $VLC; do cat "$P/hw_counters/$c"; done | paste -sd' '; }
+	rrun "$(declare -f vlc); VLC='$VLC' P=$P; vlc" 30; read -ra v0 <<<"$rout"
+	/usr/bin/python3 - "$HERE/../gen-lrh-vectors.py" "$ADDR2" "$LID2" "$LID1" <<'PY' >"$OUT/vl.out" 2>&1 || why+=" the sender failed: $(tail -2 "$OUT/vl.out" | tr '\n' ' ');"
+import contextlib, importlib.util, io, socket, struct, sys
+spec = importlib.util.spec_from_file_location('vectors', sys.argv[1])
+v = importlib.util.module_from_spec(spec)
+with contextlib.redirect_stdout(io.StringIO()):
+    spec.loader.exec_module(v)
+dlid, slid = int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for vl in (1, 3, 7):
+    # UD SEND Only to QP1, DETH Q_Key 0x80010000, source QP 1
+    p = v.packet(v.bth(0x64, 0, 0xffff, 1, vl), struct.pack('>II', 0x80010000, 1),
+                 vl, 0, 2, dlid, slid)
+    s.sendto(p, (sys.argv[2], 4792))
+print('sent 3')
+PY
+	sleep 1
+	rrun "$(declare -f vlc); VLC='$VLC' P=$P; vlc" 30; read -ra v1 <<<"$rout"
+	k=0 dv=""
+	for c in $VLC; do
+		d=$((${v1[k]:-0} - ${v0[k]:-0})) k=$((k + 1))
+		dv+=" $c +$d"
+		if [[ $c == rcvd_vl_err ]]; then ((d == 3)) || why+=" host 2's rcvd_vl_err +$d, not +3;"
+		else ((d == 0)) || why+=" host 2's $c +$d;"; fi
+	done
+	verdict vl_dropped "$why" "3 packets on VL 1, 3, 7:$dv"
+
+	# ARMED -> ACTIVE on a data packet, no SM: opensm stops, host 2's port goes DOWN (the
+	# link up: INIT) and ARMED by ibportstate; host 1 (ACTIVE) sends a PMA MAD (QP1, VL0):
+	# host 2 goes ACTIVE and answers
+	why=""
+	sm_stop
+	pidof opensm >/dev/null && why+=" opensm still running;"
+	rrun "timeout 60 ibportstate -C $DEV -P 1 -D 0 1 down >/dev/null 2>&1; r1=\$?; $R; wait_port INIT '' 50; timeout 60 ibportstate -C $DEV -P 1 -D 0 1 arm >/dev/null 2>&1; r2=\$?; echo \$r1 \$r2 \$(port_state)" 150
+	read -r rd ra st0 <<<"$rout"
+	[[ $rd == 0 && $ra == 0 ]] || why+=" host 2: ibportstate down/arm exit ${rd:-?}/${ra:-?};"
+	# (ARMED, or ACTIVE already when IPoIB sent something first: the same rule)
+	[[ $st0 == ARMED || $st0 == ACTIVE ]] || why+=" host 2 $st0 after arm;"
+	o=$(timeout 30 perfquery -C $DEV "$LID2" 1 2>&1) || why+=" perfquery $LID2 1: ${o:0:100};"
+	rrun "$R; wait_port ACTIVE '' 50; r=\$?; port_state; exit \$r" 30 || why+=" host 2 $rout after the data packet;"
+	[[ $(port_state) == ACTIVE ]] || why+=" host 1 $(port_state);"
+	verdict armed_active "$why" "no SM: host 2 $st0 after arm, ACTIVE after host 1's perfquery"
+else
+	# shellcheck disable=SC2086
+	((link_ok)) || skip_rest "no link between the two IB ports" $CASES_PORT
+fi
+
 # ================================================================ RoCE beside it
 # sib0 (vm-run made it on eth0): a data-checked pingpong inside this host
 why=""
@@ -753,6 +920,15 @@ if [[ -z $why ]]; then
 	grep -q '^100 iters in ' "$OUT/roce.c" || why+=" client did not report 100 iters;"
 fi
 verdict roce_beside "$why" "sib0 (RoCE, eth0) beside sibib0: $(grep -m1 ' bytes in ' "$OUT/roce.c" 2>/dev/null | sed 's/.*= //')"
+
+# ================================================================ rmmod with a cable plugged
+# host 2 unloads softib while sibib0 is LinkUp and cabled (the harness then finds it unloaded);
+# host 1 hears its partner go
+why=""
+rrun "modprobe -r ib_ipoib 2>/dev/null; $R; st=\$(port_state)/\$(phys_state); sl=\$($SIBLINK $DEV show 2>&1); echo \"\$st; \$sl\"; [[ \$sl == *' peer '* && \$st == */LinkUp ]] || exit 3; w0=\$(dmesg | grep -Ec 'WARNING|BUG|Oops'); [[ -e /sys/class/infiniband/sib0 ]] && rdma link delete sib0; rmmod softib || exit 4; [[ -d /sys/module/softib ]] && exit 5; [[ -e /sys/class/infiniband/$DEV ]] && exit 6; w1=\$(dmesg | grep -Ec 'WARNING|BUG|Oops'); echo \"kernel reports \$w0 -> \$w1\"; ((w1 == w0))" 180 ||
+	why+=" host 2 (exit $?): $(echo $rout | cut -c1-240);"
+wait_port DOWN Polling 50 || why+=" host 1: $(port_state)/$(phys_state) 5 s after host 2's rmmod;"
+verdict rmmod_plugged "$why" "host 2: rmmod softib with $DEV cabled ($(echo $rout | cut -d';' -f1)); host 1 DOWN/Polling"
 
 [[ -s $SM/opensm.log ]] && { echo "---- opensm log (last 15 lines):"; tail -15 "$SM/opensm.log" | sed 's/^/   /'; }
 # the evidence for a failure: both ports' counters (non-zero ones) and cables
