@@ -247,6 +247,44 @@ static int sib_odp_pages(struct ib_umem_odp *odp, u64 va, u32 len,
 	return 0;
 }
 
+/*
+ * [iova, iova + len) of @mr, umem by umem, locked with its pages mapped
+ * for @need (faulted in with @fault, else what is present), to @fn
+ */
+static int sib_odp_range(struct sib_mr *mr, u64 iova, u32 len, u64 need,
+			 bool fault, sib_odp_page_fn fn, void *arg)
+{
+	u64 va;
+
+	if (!len)
+		return 0;
+	if (iova < mr->iova || len > mr->length ||
+	    iova - mr->iova > mr->length - len)
+		return -EFAULT;
+	va = mr->odp->umem.address + (iova - mr->iova);
+	if (va + len < va)
+		return -EFAULT;
+	while (len) {
+		struct ib_umem_odp *odp = sib_odp_umem(mr, va);
+		u32 n;
+		int err;
+
+		if (IS_ERR(odp))
+			return PTR_ERR(odp);
+		n = min_t(u64, len, ib_umem_end(odp) - va);
+		err = sib_odp_lock(mr->dev, odp, va, n, need, fault);
+		if (err)
+			return err == -EBUSY ? -EAGAIN : err;
+		err = fn ? sib_odp_pages(odp, va, n, fn, arg) : 0;
+		mutex_unlock(&odp->umem_mutex);
+		if (err)
+			return err;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /**
  * sib_odp_walk() - hand an ODP MR's bytes, faulted in, to a function
  * @mr: referenced ODP MR
@@ -267,67 +305,8 @@ int sib_odp_walk(struct sib_mr *mr, u64 iova, u32 len, bool write,
 		 sib_odp_page_fn fn, void *arg)
 {
 	u64 need = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
-	u64 va;
 
-	if (!len)
-		return 0;
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len)
-		return -EFAULT;
-	va = mr->odp->umem.address + (iova - mr->iova);
-	if (va + len < va)
-		return -EFAULT;
-	while (len) {
-		struct ib_umem_odp *odp = sib_odp_umem(mr, va);
-		u32 n;
-		int err;
-
-		if (IS_ERR(odp))
-			return PTR_ERR(odp);
-		n = min_t(u64, len, ib_umem_end(odp) - va);
-		err = sib_odp_lock(mr->dev, odp, va, n, need, true);
-		if (err)
-			return err == -EBUSY ? -EAGAIN : err;
-		err = fn ? sib_odp_pages(odp, va, n, fn, arg) : 0;
-		mutex_unlock(&odp->umem_mutex);
-		if (err)
-			return err;
-		va += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* map what is present of [iova, iova + len), faulting nothing in */
-static int sib_odp_map_present(struct sib_mr *mr, u64 iova, u32 len)
-{
-	u64 va, end;
-
-	if (!len)
-		return 0;
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len)
-		return -EFAULT;
-	va = mr->odp->umem.address + (iova - mr->iova);
-	end = va + len;
-	if (end < va)
-		return -EFAULT;
-	while (va < end) {
-		struct ib_umem_odp *odp = sib_odp_umem(mr, va);
-		u64 n;
-		int err;
-
-		if (IS_ERR(odp))
-			return PTR_ERR(odp);
-		n = min_t(u64, end - va, ib_umem_end(odp) - va);
-		err = sib_odp_lock(mr->dev, odp, va, n, ODP_READ_ALLOWED_BIT,
-				   false);
-		if (err)
-			return err;
-		mutex_unlock(&odp->umem_mutex);
-		va += n;
-	}
-	return 0;
+	return sib_odp_range(mr, iova, len, need, true, fn, arg);
 }
 
 /**
@@ -344,8 +323,10 @@ int sib_odp_prefetch(struct sib_mr *mr, u64 iova, u32 len,
 		     enum ib_uverbs_advise_mr_advice advice)
 {
 	sib_counter_inc(mr->dev, SIB_CNT_ODP_PREFETCH);
+	/* NO_FAULT: map what is present, fault nothing in */
 	if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
-		return sib_odp_map_present(mr, iova, len);
+		return sib_odp_range(mr, iova, len, ODP_READ_ALLOWED_BIT, false,
+				     NULL, NULL);
 	return sib_odp_walk(mr, iova, len,
 			    advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 			    NULL, NULL);
