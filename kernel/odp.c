@@ -29,7 +29,8 @@
  * An implicit ODP MR (address 0, length U64_MAX: the whole address
  * space) has ib_core's implicit umem as its root and a child umem per
  * naturally aligned 2^SIB_ODP_CHILD_SHIFT bytes that an access or a
- * prefetch touched, kept in an xarray until the MR is deregistered.
+ * prefetch touched where the process maps memory (none for addresses a
+ * peer probes elsewhere), kept in an xarray until the MR is deregistered.
  *
  * Below mr.c: the MR lookups of ibv_advise_mr are mr.c's
  * (sib_advise_mr()), which hands each range to sib_odp_prefetch().
@@ -154,6 +155,27 @@ void sib_odp_release(struct sib_mr *mr)
 	mr->odp = NULL;
 }
 
+/*
+ * Does the owning process map anything in [start, start + len)? A peer
+ * chooses the addresses it sends to an implicit MR's R_Key: a child is
+ * made only where the process has memory, so the children are bounded by
+ * what it mapped, not by what a peer probes.
+ */
+static bool sib_odp_mapped_by_owner(struct ib_umem_odp *root,
+				    unsigned long start, unsigned long len)
+{
+	struct mm_struct *mm = root->umem.owning_mm;
+	bool mapped;
+
+	if (!mmget_not_zero(mm))
+		return false;
+	mmap_read_lock(mm);
+	mapped = find_vma_intersection(mm, start, start + len) != NULL;
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return mapped;
+}
+
 /* the umem holding user address @va: the MR's own, or an implicit MR's child */
 static struct ib_umem_odp *sib_odp_umem(struct sib_mr *mr, u64 va)
 {
@@ -168,6 +190,10 @@ static struct ib_umem_odp *sib_odp_umem(struct sib_mr *mr, u64 va)
 		return kid;
 	if (!sib_odp_may_fault())
 		return ERR_PTR(-EAGAIN);
+	if (idx >= (TASK_SIZE_MAX >> SIB_ODP_CHILD_SHIFT) ||
+	    !sib_odp_mapped_by_owner(mr->odp, idx << SIB_ODP_CHILD_SHIFT,
+				     1UL << SIB_ODP_CHILD_SHIFT))
+		return ERR_PTR(-EFAULT);
 	mutex_lock(&mr->odp_kids_lock);
 	kid = xa_load(&mr->odp_kids, idx);
 	if (!kid) {
