@@ -23,6 +23,9 @@
  *   send_recv    SEND from and into ODP buffers, 3 SGEs across pages
  *   implicit     an implicit ODP MR (address 0, SIZE_MAX) as lkey and rkey,
  *                a WRITE across a 2 MiB boundary of its children
+ *   implicit_unmapped  through an implicit MR's R_Key, a WRITE into an
+ *                unmapped range and a WRITE and READ of a kernel address:
+ *                REM_ACCESS_ERR; then a WRITE into mapped memory works
  *   storm        a thread discarding the target (DONTNEED) while 16 KiB
  *                WRITEs and READs go on: every byte read is the pattern or
  *                0, never anything else; after the storm one WRITE is whole
@@ -36,7 +39,6 @@
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -56,43 +58,14 @@
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
-static union ibv_gid gid;
 static const char *devname;
-static int gidx = 1, failed;
-static char why[256];
 
-struct side {
-	struct ibv_qp *qp;
-	struct ibv_cq *cq;
-};
+static struct sibt_pair P;	/* P.a requests, P.b responds */
 
-static struct side a, b;	/* a requests, b responds */
-
-static void die(const char *msg)
-{
-	fprintf(stderr, "sib-odp: %s (%s)\n", msg, strerror(errno));
-	exit(2);
-}
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why[0])
-		return;		/* the first failure tells most */
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-}
-
-static void report(const char *name)
-{
-	printf("CASE odp_%s %s %s\n", name, why[0] ? "FAIL" : "ok", why);
-	fflush(stdout);
-	if (why[0])
-		failed = 1;
-	why[0] = 0;
-}
+#define die(msg)	sibt_die("sib-odp", msg)
+#define fail		sibt_fail
+#define pattern		sibt_pattern
+#define bad_byte	sibt_bad_byte
 
 /* a port counter; ib_core caches them for 10 ms: read after that */
 static long long cnt(const char *name)
@@ -101,52 +74,13 @@ static long long cnt(const char *name)
 	return sibt_counter(devname, 1, name);
 }
 
-static void side_init(struct side *s)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 4, .max_recv_sge = 4 },
-	};
-
-	s->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
-	if (!s->cq)
-		die("create_cq failed");
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(pd, &ia);
-	if (!s->qp)
-		die("create_qp failed");
-}
-
-static void to_rts(struct ibv_qp *qp, uint32_t dqpn)
-{
-	struct sibt_conn c = {
-		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			  IBV_ACCESS_REMOTE_ATOMIC,
-		.mtu = IBV_MTU_1024, .dest_qpn = dqpn, .dgid = gid,
-		.sgid_index = gidx, .max_dest_rd_atomic = 4,
-		.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .max_rd_atomic = 4,
-	};
-
-	if (sibt_qp_to_rts(qp, &c))
-		die("modify to RTS failed");
-}
-
 /* a fresh connected pair (after an error left the last one in ERR) */
 static void pair_new(void)
 {
-	if (a.qp) {
-		ibv_destroy_qp(a.qp);
-		ibv_destroy_qp(b.qp);
-		ibv_destroy_cq(a.cq);
-		ibv_destroy_cq(b.cq);
-	}
-	side_init(&a);
-	side_init(&b);
-	to_rts(a.qp, b.qp->qp_num);
-	to_rts(b.qp, a.qp->qp_num);
+	const char *what;
+
+	if (sibt_pair_new(&P, &what))
+		die(what);
 }
 
 static void *map_anon(size_t len)
@@ -168,78 +102,40 @@ static struct ibv_mr *reg(void *p, size_t len, int access)
 	return mr;
 }
 
-/* one completion of @s within 10 s: its status, or -1 when none came */
-static int wait_wc(struct side *s, struct ibv_wc *wc)
-{
-	int n = sibt_poll(s->cq, wc, 10, 0);
-
-	if (n < 0)
-		die("poll_cq failed");
-	return n ? (int)wc->status : -1;
-}
-
-/* post one work request of a's and wait: its completion status or -1 */
+/* post one work request of P.a's and wait: its completion status or -1 */
 static int rdma(enum ibv_wr_opcode op, void *local, uint32_t len,
 		uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
-	struct ibv_sge sge = { (uintptr_t)local, len, lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
+	int st = sibt_pair_rdma(&P, op, local, len, lkey, raddr, rkey);
 
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(a.qp, &wr, &bad))
+	if (st == -2)
 		die("post_send failed");
-	return wait_wc(&a, &wc);
+	return st;
 }
 
 static int atomic(enum ibv_wr_opcode op, uint64_t *res, uint32_t lkey,
 		  uint64_t raddr, uint32_t rkey, uint64_t cmp_add,
 		  uint64_t swap)
 {
-	struct ibv_sge sge = { (uintptr_t)res, 8, lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
+	int st = sibt_pair_atomic(&P, op, res, lkey, raddr, rkey, cmp_add,
+				  swap);
 
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = cmp_add;
-	wr.wr.atomic.swap = swap;
-	if (ibv_post_send(a.qp, &wr, &bad))
+	if (st == -2)
 		die("post_send failed");
-	return wait_wc(&a, &wc);
-}
-
-static void pattern(unsigned char *p, size_t len, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 10) + 1);
-}
-
-/* the first byte where @p differs from pattern @seed, or -1 */
-static long bad_byte(const unsigned char *p, size_t len, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != (unsigned char)(seed * 131 + i * 7 + (i >> 10) + 1))
-			return (long)i;
-	return -1;
+	return st;
 }
 
 static void expect_ok(int st, const char *what)
 {
 	if (st != IBV_WC_SUCCESS)
-		fail("%s: %s", what, st < 0 ? "no completion in 10 s" :
-		     ibv_wc_status_str(st));
+		fail("%s: %s", what, sibt_status_str(st));
+}
+
+static void expect_st(int st, int want, const char *what)
+{
+	if (st != want)
+		fail("%s: %s, not %s", what, sibt_status_str(st),
+		     ibv_wc_status_str((enum ibv_wc_status)want));
 }
 
 static void case_first_touch(void)
@@ -248,18 +144,19 @@ static void case_first_touch(void)
 	unsigned char *back = map_anon(LEN);
 	struct ibv_mr *ms = reg(src, LEN, ODP_RW), *md = reg(dst, LEN, ODP_RW);
 	struct ibv_mr *mb = reg(back, LEN, ODP_RW);
-	long long f0 = cnt("odp_page_faults"), at;
+	long long f0 = cnt("odp_page_faults");
+	long at;
 
 	pattern(src, LEN, 1);
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, ms->lkey,
 		       (uintptr_t)dst, md->rkey), "WRITE");
-	if (!why[0] && (at = bad_byte(dst, LEN, 1)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(dst, LEN, 1)) >= 0)
 		fail("WRITE: byte %ld of %d wrong", at, LEN);
 	expect_ok(rdma(IBV_WR_RDMA_READ, back, LEN, mb->lkey,
 		       (uintptr_t)dst, md->rkey), "READ");
-	if (!why[0] && (at = bad_byte(back, LEN, 1)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(back, LEN, 1)) >= 0)
 		fail("READ: byte %ld of %d wrong", at, LEN);
-	if (!why[0] && cnt("odp_page_faults") <= f0)
+	if (!sibt_case_failed() && cnt("odp_page_faults") <= f0)
 		fail("odp_page_faults did not rise (%lld)", f0);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(md);
@@ -282,16 +179,16 @@ static void case_dontneed(void)
 	i0 = cnt("odp_invalidations");
 	if (madvise(dst, LEN, MADV_DONTNEED))
 		die("madvise failed");
-	if (!why[0] && dst[100] != 0)
+	if (!sibt_case_failed() && dst[100] != 0)
 		fail("DONTNEED left data in the process's view");
 	pattern(src, LEN, 3);
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, ms->lkey,
 		       (uintptr_t)dst, md->rkey), "WRITE after DONTNEED");
-	if (!why[0] && (at = bad_byte(dst, LEN, 3)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(dst, LEN, 3)) >= 0)
 		fail("after DONTNEED the process reads byte %ld = %u, not the "
 		     "new data (written into the discarded pages?)", at,
 		     dst[at]);
-	if (!why[0] && cnt("odp_invalidations") <= i0)
+	if (!sibt_case_failed() && cnt("odp_invalidations") <= i0)
 		fail("odp_invalidations did not rise");
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(md);
@@ -313,7 +210,7 @@ static void case_munmap(void)
 		die("munmap failed");
 	st = rdma(IBV_WR_RDMA_WRITE, src, LEN / 2, ms->lkey,
 		  (uintptr_t)dst + LEN / 2, md->rkey);
-	if (!why[0] && st != IBV_WC_REM_ACCESS_ERR)
+	if (!sibt_case_failed() && st != IBV_WC_REM_ACCESS_ERR)
 		fail("WRITE into unmapped memory: %s, not REM_ACCESS_ERR",
 		     st < 0 ? "no completion" : ibv_wc_status_str(st));
 	pair_new();
@@ -324,7 +221,7 @@ static void case_munmap(void)
 	pattern(src, LEN, 5);
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, ms->lkey,
 		       (uintptr_t)dst, md->rkey), "WRITE after mapping again");
-	if (!why[0] && (at = bad_byte(dst, LEN, 5)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(dst, LEN, 5)) >= 0)
 		fail("after mapping again byte %ld wrong", at);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(md);
@@ -385,20 +282,20 @@ static void case_fork(void)
 	pattern(buf, LEN, 8);		/* copy-on-write in the parent */
 	expect_ok(rdma(IBV_WR_RDMA_READ, back, LEN, mb->lkey,
 		       (uintptr_t)buf, mbuf->rkey), "READ after fork");
-	if (!why[0] && (at = bad_byte(back, LEN, 8)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(back, LEN, 8)) >= 0)
 		fail("READ after fork and copy-on-write: byte %ld is not the "
 		     "parent's", at);
 	pattern(src, LEN, 10);
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, ms->lkey,
 		       (uintptr_t)buf, mbuf->rkey), "WRITE after fork");
-	if (!why[0] && (at = bad_byte(buf, LEN, 10)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(buf, LEN, 10)) >= 0)
 		fail("WRITE after fork: the parent reads byte %ld wrong", at);
 	if (write(pipefd[1], "x", 1) != 1)
 		die("write to pipe failed");
 	close(pipefd[1]);
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid failed");
-	if (!why[0] && (!WIFEXITED(status) || WEXITSTATUS(status)))
+	if (!sibt_case_failed() && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		fail("the child's copy changed under it (status %d)", status);
 	ibv_dereg_mr(mbuf);
 	ibv_dereg_mr(ms);
@@ -416,13 +313,13 @@ static void case_atomic(void)
 
 	expect_ok(atomic(IBV_WR_ATOMIC_FETCH_AND_ADD, res, mr->lkey, raddr,
 			 mt->rkey, 5, 0), "FETCH_ADD");
-	if (!why[0] && (res[0] != 0 || tgt[LEN / 16] != 5))
+	if (!sibt_case_failed() && (res[0] != 0 || tgt[LEN / 16] != 5))
 		fail("FETCH_ADD on untouched memory: got %llu, memory %llu",
 		     (unsigned long long)res[0],
 		     (unsigned long long)tgt[LEN / 16]);
 	expect_ok(atomic(IBV_WR_ATOMIC_CMP_AND_SWP, res, mr->lkey, raddr,
 			 mt->rkey, 5, 77), "CMP_SWAP");
-	if (!why[0] && (res[0] != 5 || tgt[LEN / 16] != 77))
+	if (!sibt_case_failed() && (res[0] != 5 || tgt[LEN / 16] != 77))
 		fail("CMP_SWAP: got %llu, memory %llu",
 		     (unsigned long long)res[0],
 		     (unsigned long long)tgt[LEN / 16]);
@@ -430,7 +327,7 @@ static void case_atomic(void)
 		die("madvise failed");
 	expect_ok(atomic(IBV_WR_ATOMIC_FETCH_AND_ADD, res, mr->lkey, raddr,
 			 mt->rkey, 3, 0), "FETCH_ADD after DONTNEED");
-	if (!why[0] && (res[0] != 0 || tgt[LEN / 16] != 3))
+	if (!sibt_case_failed() && (res[0] != 0 || tgt[LEN / 16] != 3))
 		fail("FETCH_ADD after DONTNEED: got %llu (not 0), memory %llu",
 		     (unsigned long long)res[0],
 		     (unsigned long long)tgt[LEN / 16]);
@@ -472,21 +369,21 @@ static void case_send_recv(void)
 		memcpy(msg + off, (void *)(uintptr_t)ss[i].addr, ss[i].length);
 		off += ss[i].length;
 	}
-	if (ibv_post_recv(b.qp, &rwr, &rbad) || ibv_post_send(a.qp, &swr, &sbad))
+	if (ibv_post_recv(P.b.qp, &rwr, &rbad) || ibv_post_send(P.a.qp, &swr, &sbad))
 		die("post failed");
-	expect_ok(wait_wc(&a, &wc), "SEND");
-	st = wait_wc(&b, &wc);
+	expect_ok(sibt_side_wait(&P.a, &wc), "SEND");
+	st = sibt_side_wait(&P.b, &wc);
 	expect_ok(st, "receive");
-	if (!why[0] && wc.byte_len != off)
+	if (!sibt_case_failed() && wc.byte_len != off)
 		fail("receive byte_len %u, not %zu", wc.byte_len, off);
-	for (off = 0, i = 0; i < 3 && !why[0]; i++) {
+	for (off = 0, i = 0; i < 3 && !sibt_case_failed(); i++) {
 		size_t n = rs[i].length < 16192 - off ? rs[i].length :
 			   16192 - off;
 
 		memcpy(got + off, (void *)(uintptr_t)rs[i].addr, n);
 		off += n;
 	}
-	if (!why[0] && memcmp(msg, got, 16192))
+	if (!sibt_case_failed() && memcmp(msg, got, 16192))
 		fail("received bytes differ from the sent ones");
 	free(msg);
 	free(got);
@@ -517,10 +414,47 @@ static void case_implicit(void)
 	/* dst .. dst + 128 KiB crosses base + 4 MiB, a child boundary */
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, 128u << 10, imr->lkey,
 		       (uintptr_t)dst, imr->rkey), "WRITE through implicit MR");
-	if (!why[0] && (at = bad_byte(dst, 128u << 10, 12)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(dst, 128u << 10, 12)) >= 0)
 		fail("implicit WRITE: byte %ld wrong", at);
 	ibv_dereg_mr(imr);
 	munmap(area, big);
+}
+
+static void case_implicit_unmapped(void)
+{
+	struct ibv_mr *imr = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_RW);
+	unsigned char *src = map_anon(LEN), *dst = map_anon(LEN);
+	unsigned char *hole = map_anon(4u << 20);
+	/* a kernel address: above every user mapping */
+	const uint64_t high = 0xffff888000000000ULL;
+	long at;
+
+	if (!imr) {
+		fail("implicit reg_mr failed: %s", strerror(errno));
+		goto out;
+	}
+	if (munmap(hole, 4u << 20))
+		die("munmap failed");
+	pattern(src, LEN, 13);
+	expect_st(rdma(IBV_WR_RDMA_WRITE, src, LEN, imr->lkey,
+		       (uintptr_t)hole + 4096, imr->rkey),
+		  IBV_WC_REM_ACCESS_ERR, "WRITE into an unmapped range");
+	pair_new();
+	expect_st(rdma(IBV_WR_RDMA_WRITE, src, 64, imr->lkey, high, imr->rkey),
+		  IBV_WC_REM_ACCESS_ERR, "WRITE to a kernel address");
+	pair_new();
+	expect_st(rdma(IBV_WR_RDMA_READ, dst, 64, imr->lkey, high, imr->rkey),
+		  IBV_WC_REM_ACCESS_ERR, "READ of a kernel address");
+	pair_new();
+	/* the MR still serves mapped memory */
+	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, imr->lkey,
+		       (uintptr_t)dst, imr->rkey), "WRITE after the refusals");
+	if (!sibt_case_failed() && (at = bad_byte(dst, LEN, 13)) >= 0)
+		fail("WRITE after the refusals: byte %ld wrong", at);
+	ibv_dereg_mr(imr);
+out:
+	munmap(src, LEN);
+	munmap(dst, LEN);
 }
 
 struct storm {
@@ -558,14 +492,14 @@ static void case_storm(void)
 	pattern(src, LEN, 13);
 	if (pthread_create(&t, NULL, storm_thread, &s))
 		die("pthread_create failed");
-	for (k = 0; k < 300 && !why[0]; k++) {
+	for (k = 0; k < 300 && !sibt_case_failed(); k++) {
 		uint64_t off = (k % 4) * n;
 
 		expect_ok(rdma(IBV_WR_RDMA_WRITE, src + off, n, ms->lkey,
 			       (uintptr_t)dst + off, md->rkey), "WRITE in storm");
 		expect_ok(rdma(IBV_WR_RDMA_READ, back, n, mb->lkey,
 			       (uintptr_t)dst + off, md->rkey), "READ in storm");
-		for (i = 0; i < n && !why[0]; i++)
+		for (i = 0; i < n && !sibt_case_failed(); i++)
 			if (back[i] && back[i] != src[off + i])
 				fail("READ in storm: byte %zu is %u, neither the "
 				     "data nor 0", off + i, back[i]);
@@ -574,9 +508,9 @@ static void case_storm(void)
 	pthread_join(t, NULL);
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, LEN, ms->lkey, (uintptr_t)dst,
 		       md->rkey), "WRITE after storm");
-	if (!why[0] && (at = bad_byte(dst, LEN, 13)) >= 0)
+	if (!sibt_case_failed() && (at = bad_byte(dst, LEN, 13)) >= 0)
 		fail("after the storm byte %ld wrong", at);
-	if (!why[0] && s.rounds < 10)
+	if (!sibt_case_failed() && s.rounds < 10)
 		fail("the storm thread ran only %lu rounds", s.rounds);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(md);
@@ -634,7 +568,7 @@ static void case_advise(void)
 		      IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 		      IBV_ADVISE_MR_FLAG_FLUSH, EINVAL,
 		      "PREFETCH_WRITE on a read-only MR");
-	if (!why[0] && cnt("odp_prefetches") < f0 + 2)
+	if (!sibt_case_failed() && cnt("odp_prefetches") < f0 + 2)
 		fail("odp_prefetches rose by %lld, not >= 2",
 		     cnt("odp_prefetches") - f0);
 	ibv_dereg_mr(mo);
@@ -646,68 +580,25 @@ static void case_advise(void)
 
 static const char *const names[] = {
 	"first_touch", "dontneed", "munmap", "local_gone", "fork", "atomic",
-	"send_recv", "implicit", "storm", "advise",
+	"send_recv", "implicit", "implicit_unmapped", "storm", "advise",
 };
 static void (*const funcs[])(void) = {
 	case_first_touch, case_dontneed, case_munmap, case_local_gone,
-	case_fork, case_atomic, case_send_recv, case_implicit, case_storm,
+	case_fork, case_atomic, case_send_recv, case_implicit,
+	case_implicit_unmapped, case_storm,
 	case_advise,
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: sib-odp [-d DEV] [-o CASE]... | --list | --help\n"
-		"  -d, --dev DEV    the device (default: the last one)\n"
-		"  -o, --only CASE  run this case only (repeatable)\n"
-		"  -l, --list       print the case names\n");
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool only[SIBT_ARRAY_SIZE(names)] = { 0 }, any = false;
+	bool only[SIBT_ARRAY_SIZE(names)];
+	const char *what;
 	struct ibv_device_attr_ex attr;
-	size_t i;
-	int c;
+	int rc = sibt_case_args(argc, argv, "sib-odp", NULL, names,
+				SIBT_ARRAY_SIZE(names), only, &devname);
 
-	while ((c = getopt_long(argc, argv, "d:o:lh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			devname = optarg;
-			break;
-		case 'o': {
-			int k = sibt_case_index(names, SIBT_ARRAY_SIZE(names),
-						optarg);
-
-			if (k < 0) {
-				fprintf(stderr, "sib-odp: unknown case %s\n",
-					optarg);
-				return 2;
-			}
-			only[k] = any = true;
-			break;
-		}
-		case 'l':
-			sibt_list(names, SIBT_ARRAY_SIZE(names));
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (rc >= 0)
+		return rc;
 	ctx = sibt_open(devname);
 	if (!ctx)
 		die("cannot open the device");
@@ -722,24 +613,12 @@ int main(int argc, char **argv)
 		       attr.odp_caps.per_transport_caps.rc_odp_caps);
 		return 1;
 	}
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		die("alloc_pd failed");
-	gidx = sibt_find_gid(ctx, 1, 16, &gid);
-	if (gidx < 0)
-		die("no RoCE v2 IPv4 GID");
-	pair_new();
-	for (i = 0; i < SIBT_ARRAY_SIZE(names); i++) {
-		if (any && !only[i])
-			continue;
-		funcs[i]();
-		report(names[i]);
-	}
-	ibv_destroy_qp(a.qp);
-	ibv_destroy_qp(b.qp);
-	ibv_destroy_cq(a.cq);
-	ibv_destroy_cq(b.cq);
+	if (sibt_pair_setup(&P, ctx, &what))
+		die(what);
+	pd = P.pd;
+	sibt_run_cases("odp_", names, funcs, SIBT_ARRAY_SIZE(names), only);
+	sibt_pair_free(&P);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	return failed;
+	return sibt_any_failed();
 }
