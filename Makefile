@@ -100,6 +100,7 @@ wire:
 loop:
 	$(MAKE) -C tests/loop
 	$(MAKE) -C tests/odp
+	$(MAKE) -C tests/dmabuf
 doorbell:
 	$(MAKE) -C tests/doorbell
 field:
@@ -191,6 +192,7 @@ clean:
 	-$(MAKE) -C tests/ring-tamper clean
 	-$(MAKE) -C tests/loop clean
 	-$(MAKE) -C tests/odp clean
+	-$(MAKE) -C tests/dmabuf clean
 	-$(MAKE) -C tests/apps clean
 	-$(MAKE) -C tests/field clean
 	-$(MAKE) -C tests/doorbell clean

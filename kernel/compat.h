@@ -56,4 +56,28 @@ static inline struct ib_udata *sib_cq_uarg_udata(sib_cq_uarg_t *udata)
 }
 #endif
 
+/*
+ * ib_device_ops.reg_user_mr_dmabuf also takes the uverbs attribute
+ * bundle instead of the udata on 6.12 (6.1 passes the udata).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+typedef struct uverbs_attr_bundle sib_dmabuf_uarg_t;
+#else
+typedef struct ib_udata sib_dmabuf_uarg_t;
+#endif
+
+/*
+ * 6.2 changed dma_buf_vmap() to expect the buffer's reservation lock
+ * held and added dma_buf_vmap_unlocked() that takes it; 6.1's
+ * dma_buf_vmap() locks by itself.
+ */
+#include <linux/dma-buf.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define sib_dma_buf_vmap(buf, map)	dma_buf_vmap_unlocked(buf, map)
+#define sib_dma_buf_vunmap(buf, map)	dma_buf_vunmap_unlocked(buf, map)
+#else
+#define sib_dma_buf_vmap(buf, map)	dma_buf_vmap(buf, map)
+#define sib_dma_buf_vunmap(buf, map)	dma_buf_vunmap(buf, map)
+#endif
+
 #endif /* SIB_COMPAT_H */

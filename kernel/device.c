@@ -504,6 +504,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(query_ucontext),
 	SIB_VERB(reg_dm_mr),
 	SIB_VERB(reg_user_mr),
+	SIB_VERB(reg_user_mr_dmabuf),
 	SIB_VERB(advise_mr),
 	SIB_VERB(req_notify_cq),
 	SIB_VERB(rereg_user_mr),

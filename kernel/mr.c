@@ -416,6 +416,90 @@ struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
 }
 
 /**
+ * sib_reg_user_mr_dmabuf() - ib_device_ops.reg_user_mr_dmabuf
+ * @pd: PD
+ * @offset: the MR's first byte in the dma-buf
+ * @length: bytes
+ * @iova: address the peers use for that byte (ib_core checked that its
+ *	  offset in a page is @offset's)
+ * @fd: the dma-buf's file descriptor in the calling process
+ * @access: IB_ACCESS_* flags (ib_core lets only local write, the remote
+ *	    ones and relaxed ordering through)
+ * @uarg: the udata, or on 6.12 the attribute bundle (no driver data)
+ *
+ * softib's engines copy with the CPU, so it imports the buffer the way a
+ * CPU does: it keeps a reference to the dma-buf and the exporter's kernel
+ * mapping of it (dma_buf_vmap(), which pins the buffer where it is until
+ * the MR is deregistered) and copies through that mapping, in the
+ * exporter's caching mode. ib_core's dma-buf umem is not used: it needs a
+ * DMA device to attach with and yields bus addresses, and softib
+ * registers without one (its "DMA" addresses are kernel virtual ones,
+ * which ULPs need). Bytes of the MR are never lent to packets: no page
+ * references are taken on exporter memory.
+ * Context: process. Return: the MR or ERR_PTR(-EINVAL for a range
+ * outside the buffer or bad flags, -EBADF/-EINVAL for an fd that is not
+ * a dma-buf, -EOPNOTSUPP for an exporter without a kernel mapping or
+ * with one in I/O memory, -ENOMEM).
+ */
+struct ib_mr *sib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset, u64 length,
+				     u64 iova, int fd, int access,
+				     sib_dmabuf_uarg_t *uarg)
+{
+	struct sib_dev *dev = to_sib_dev(pd->device);
+	struct dma_buf *dmabuf;
+	struct sib_mr *mr;
+	int err;
+
+	if (access & (IB_ACCESS_ON_DEMAND | IB_ZERO_BASED))
+		return ERR_PTR(-EINVAL);
+	if (!length || length > SIB_MAX_MR_SIZE || iova + length < iova ||
+	    offset + length < offset)
+		return ERR_PTR(-EINVAL);
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return ERR_CAST(dmabuf);
+	err = -EINVAL;
+	if (offset + length > dmabuf->size)
+		goto err_put;
+	err = -ENOMEM;
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		goto err_put;
+	mr->dev = dev;
+	mr->type = SIB_MR_DMABUF;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	err = sib_dma_buf_vmap(dmabuf, &mr->dmabuf_map);
+	if (err) {
+		/* no vmap op: the exporter offers the CPU no mapping */
+		if (err == -EINVAL)
+			err = -EOPNOTSUPP;
+		goto err_free;
+	}
+	if (mr->dmabuf_map.is_iomem || !mr->dmabuf_map.vaddr) {
+		err = -EOPNOTSUPP;
+		goto err_vunmap;
+	}
+	mr->dmabuf = dmabuf;
+	mr->kva = mr->dmabuf_map.vaddr + offset;
+	err = sib_mr_insert(dev, mr);
+	if (err)
+		goto err_vunmap;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_vunmap:
+	sib_dma_buf_vunmap(dmabuf, &mr->dmabuf_map);
+err_free:
+	kfree(mr);
+err_put:
+	dma_buf_put(dmabuf);
+	return ERR_PTR(err);
+}
+
+/**
  * sib_dereg_mr() - ib_device_ops.dereg_mr
  * @ibmr: MR
  * @udata: unused
@@ -436,6 +520,10 @@ int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	sib_odp_release(mr);
+	if (mr->dmabuf) {
+		sib_dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
+		dma_buf_put(mr->dmabuf);
+	}
 	/* a DM MR's pages are the DM's (dm.c), which outlives it */
 	if (mr->type != SIB_MR_DM)
 		kvfree(mr->pages);
@@ -689,6 +777,15 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 
 		return sib_odp_walk(mr, iova, len, to_mr, sib_page_buf, &io);
 	}
+	if (mr->type == SIB_MR_DMABUF) {
+		void *va = mr->kva + (iova - mr->iova);
+
+		if (to_mr)
+			sib_copy(va, buf, len);
+		else
+			sib_copy(buf, va, len);
+		return 0;
+	}
 	off = iova - mr->iova + mr->page_off;
 	if (mr->type == SIB_MR_FRMR)
 		return sib_mr_copy_fr(mr, off, buf, len, to_mr);
@@ -712,6 +809,9 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	}
 	return 0;
 }
+
+/* dma_buf_get(), dma_buf_vmap() and friends (sib_reg_user_mr_dmabuf()) */
+MODULE_IMPORT_NS(DMA_BUF);
 
 /* makes the atomics of all QPs and devices atomic to each other */
 static DEFINE_SPINLOCK(sib_atomic_lock);
@@ -1118,6 +1218,13 @@ static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 		return fn == sib_page_from_skb ?
 		       sib_odp_walk(mr, iova, len, true, sib_odp_from_skb, io) :
 		       -EOPNOTSUPP;
+	if (mr->type == SIB_MR_DMABUF) {
+		if (iova < mr->iova || len > mr->length ||
+		    iova - mr->iova > mr->length - len)
+			return -EFAULT;
+		/* a kernel VA: copied from, never lent (sib_page_to_frag) */
+		return fn(io, NULL, mr->kva + (iova - mr->iova), 0, len);
+	}
 	if (!sib_mr_has_pages(mr) || !mr->pages)
 		return fn == sib_page_from_skb ?
 		       sib_mr_bounce_from_skb(mr, iova, len, io) : -EOPNOTSUPP;

@@ -3,6 +3,7 @@
 #define SIB_MR_H
 
 #include "softib.h"
+#include "compat.h"
 
 /* keys with this bit name memory windows (mw.c), the others MRs */
 #define SIB_MW_KEY_BIT		0x80000000U
@@ -22,6 +23,20 @@ static inline bool sib_mr_has_pages(const struct sib_mr *mr)
 {
 	return mr->type == SIB_MR_USER || mr->type == SIB_MR_DM;
 }
+/**
+ * sib_mr_in_range() - [@va, @va + @len) lies inside the MR's addresses
+ * @mr: MR (its iova and length are stable while it is referenced)
+ * @va: first address (untrusted)
+ * @len: bytes
+ *
+ * A DMA MR spans every address. Context: any.
+ */
+static inline bool sib_mr_in_range(const struct sib_mr *mr, u64 va, u64 len)
+{
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
+}
+
 struct ib_mr *sib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
@@ -31,6 +46,9 @@ struct ib_mr *sib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 struct ib_mr *sib_mr_reg_pages(struct ib_pd *pd, struct page **pages,
 			       unsigned long npages, unsigned int page_off,
 			       u64 length, int access);
+struct ib_mr *sib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset, u64 length,
+				     u64 iova, int fd, int access,
+				     sib_dmabuf_uarg_t *uarg);
 int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 int sib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,

@@ -285,7 +285,8 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
  * @va: address from the packet
  * @len: bytes accessed from @va
  *
- * An MR key is checked as by sib_mr_get() (the range on copy). A window
+ * An MR key is checked as by sib_mr_get() and must cover [@va, @va +
+ * @len) (IBTA 9.7.4.1.8: the whole request's range). A window
  * key must name a valid window with this key byte, in the QP's PD, bound
  * to this QP when of type 2, granting @access over [@va, @va + @len)
  * (IBTA 9.7.4.1.8 / 10.6.7). A refusal counts as rkey_violation.
@@ -301,6 +302,10 @@ struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 	if (!(rkey & SIB_MW_KEY_BIT)) {
 		mr = sib_mr_get_cached(qp->dev, &qp->mr_cache, pd, rkey,
 				       access);
+		if (mr && !sib_mr_in_range(mr, va, len)) {
+			sib_mr_put(mr);
+			mr = NULL;
+		}
 		if (!mr)
 			sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
 		return mr;

@@ -3,7 +3,8 @@
  * softib: KUnit tests of the memory window rules in mw.c (IBTA 10.6.7):
  * which binds are allowed (key index, type 2 state, rights, MR local
  * write, range) and which remote accesses a bound window lets through
- * (rights, range, overflow), plus the key split between MRs and windows.
+ * (rights, range, overflow), plus the key split between MRs and windows
+ * and an MR key's range check.
  */
 #include <kunit/test.h>
 
@@ -134,6 +135,25 @@ static void sib_mw_test_key_split(struct kunit *test)
 			(u32)SIB_LIM_MW);
 }
 
+/* an MR key's range check for remote access (sib_rkey_get()) */
+static void sib_mw_test_mr_range(struct kunit *test)
+{
+	struct sib_mr mr = { .iova = 0x10000, .length = 0x1000 };
+	struct sib_mr dma = { .iova = 0, .length = U64_MAX };
+
+	KUNIT_EXPECT_TRUE(test, sib_mr_in_range(&mr, 0x10000, 0x1000));
+	KUNIT_EXPECT_TRUE(test, sib_mr_in_range(&mr, 0x10fff, 1));
+	KUNIT_EXPECT_TRUE(test, sib_mr_in_range(&mr, 0x11000, 0));
+	/* a request that starts inside but ends outside: the whole is refused */
+	KUNIT_EXPECT_FALSE(test, sib_mr_in_range(&mr, 0x10800, 0x1000));
+	KUNIT_EXPECT_FALSE(test, sib_mr_in_range(&mr, 0xffff, 2));
+	KUNIT_EXPECT_FALSE(test, sib_mr_in_range(&mr, 0x11000, 1));
+	/* no wrap-around */
+	KUNIT_EXPECT_FALSE(test, sib_mr_in_range(&mr, U64_MAX, 2));
+	KUNIT_EXPECT_FALSE(test, sib_mr_in_range(&mr, 0x10000, U64_MAX));
+	KUNIT_EXPECT_TRUE(test, sib_mr_in_range(&dma, U64_MAX - 8, 8));
+}
+
 static struct kunit_case sib_mw_test_cases[] = {
 	KUNIT_CASE(sib_mw_test_bind_key_index),
 	KUNIT_CASE(sib_mw_test_bind_type2_state),
@@ -141,6 +161,7 @@ static struct kunit_case sib_mw_test_cases[] = {
 	KUNIT_CASE(sib_mw_test_bind_range),
 	KUNIT_CASE(sib_mw_test_access),
 	KUNIT_CASE(sib_mw_test_key_split),
+	KUNIT_CASE(sib_mw_test_mr_range),
 	{}
 };
 

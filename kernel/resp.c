@@ -273,6 +273,20 @@ static enum sib_resp_res sib_resp_write_start(struct sib_qp *qp,
 		return SIB_RESP_NAK_INV;
 	if (rs->w_len && !(qp->qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return SIB_RESP_NAK_ACC;
+	/*
+	 * The first packet checks the R_Key against the whole RETH range,
+	 * so a refused WRITE changes no byte of the target (IBTA 9.7.4.1.8).
+	 */
+	if (rs->w_len) {
+		struct sib_mr *mr = sib_rkey_get(qp, sib_resp_pd(qp),
+						 rs->w_rkey,
+						 IB_ACCESS_REMOTE_WRITE,
+						 rs->w_va, rs->w_len);
+
+		if (!mr)
+			return SIB_RESP_NAK_ACC;
+		sib_mr_put(mr);
+	}
 	rs->cur = SIB_OPF_WRITE;
 	return SIB_RESP_OK;
 }

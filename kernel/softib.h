@@ -24,6 +24,7 @@
 #include <linux/timer.h>
 #include <linux/hrtimer.h>
 #include <linux/lockdep.h>
+#include <linux/iosys-map.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <rdma/softib-abi.h>
@@ -175,6 +176,7 @@ enum sib_mr_type {
 	SIB_MR_FRMR,			/* fast registration (IB_MR_TYPE_MEM_REG) */
 	SIB_MR_DM,			/* on device memory (dm.c): its pages, zero based */
 	SIB_MR_ODP,			/* on-demand paging (odp.c): nothing pinned */
+	SIB_MR_DMABUF,			/* on a dma-buf, through its kernel mapping */
 };
 
 /*
@@ -189,6 +191,9 @@ enum sib_mr_type {
  *	 MR's first page on)
  * @fr_pages, @fr_max, @fr_npages, @fr_shift: page list of a fast-reg MR
  *	 (kernel virtual addresses), its capacity, fill and page size
+ * @dmabuf, @dmabuf_map, @kva: a dma-buf MR's buffer (referenced), the
+ *	 exporter's kernel mapping of all of it (held until dereg) and the
+ *	 address of the MR's first byte in that mapping
  */
 struct sib_mr {
 	struct ib_mr ibmr;
@@ -212,6 +217,9 @@ struct sib_mr {
 	struct ib_umem_odp *odp;	/* SIB_MR_ODP: its umem (odp.c) */
 	struct xarray odp_kids;		/* implicit ODP: child umems by 2 MiB */
 	struct mutex odp_kids_lock;	/* serializes adding a child */
+	struct dma_buf *dmabuf;
+	struct iosys_map dmabuf_map;
+	void *kva;
 	struct rcu_head rcu;		/* freed after a grace period: hints */
 };
 

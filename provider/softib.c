@@ -42,6 +42,28 @@ static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* ibv_reg_dmabuf_mr: an MR on bytes of a dma-buf; the kernel checks the fd */
+static struct ibv_mr *sib_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					size_t length, uint64_t iova, int fd,
+					int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 /* ibv_advise_mr: prefetch ODP memory; the kernel checks everything */
 static int sib_advise_mr(struct ibv_pd *pd,
 			 enum ib_uverbs_advise_mr_advice advice, uint32_t flags,
@@ -263,6 +285,7 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	SIB_CTX_OP(query_rt_values),
 	SIB_CTX_OP(query_srq),
 	SIB_CTX_OP(reg_dm_mr),
+	SIB_CTX_OP(reg_dmabuf_mr),
 	SIB_CTX_OP(reg_mr),
 	SIB_CTX_OP(req_notify_cq),
 	SIB_CTX_OP(rereg_mr),

@@ -6,7 +6,7 @@
 set -euo pipefail
 usage() {
 	cat <<USAGE
-Usage: tests/vm/loop.sh [--dev DEV] [--results FILE] [--iters N] [--list]
+Usage: tests/vm/loop.sh [--dev DEV] [--results FILE] [--iters N] [--no-dmabuf] [--list]
 
 Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results):
   loop_data       tests/loop/loop-check: N one-packet SEND / SEND+imm / inline SEND / WRITE /
@@ -22,11 +22,16 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
   loop_write_lat  ib_write_lat -s 2 -n 1000; loopback_direct rises by >= 1000
   loop_odp_*      tests/odp/sib-odp: on-demand paging MRs between two QPs of DEV, one
                   result per case (first touch, madvise DONTNEED, munmap, fork, atomics,
-                  SEND/receive, implicit MR, a DONTNEED storm under traffic, advise_mr)
+                  SEND/receive, implicit MR, its R_Key on unmapped and kernel addresses, a
+                  DONTNEED storm under traffic, advise_mr)
+  loop_dmabuf_*   tests/dmabuf/sib-dmabuf: MRs on dma-bufs that vgem exports (modprobe vgem),
+                  one result per case (WRITE/READ, local SGEs, atomics, an MR inside a page, bounds,
+                  the fd closed after registration, bad input); not with --no-dmabuf (a
+                  kernel without vgem: the caller reports them skipped)
 Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 RESULTS=/dev/null ITERS=2000 LIST=0 TMO=${PROGRAM_TIMEOUT:-180}
+DEV=sib0 RESULTS=/dev/null ITERS=2000 LIST=0 DMABUF=1 TMO=${PROGRAM_TIMEOUT:-180}
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -34,6 +39,7 @@ while (($#)); do
 	--dev) DEV=${2:?}; shift 2 ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--iters) ITERS=${2:?}; shift 2 ;;
+	--no-dmabuf) DMABUF=0; shift ;;
 	*) echo "loop.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -41,6 +47,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/../../tools
 CHECK=$HERE/../loop/loop-check
 ODP=$HERE/../odp/sib-odp
+DMABUFT=$HERE/../dmabuf/sib-dmabuf
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # the cases of loop-check (one process) and the two-process runs (pair below)
@@ -50,8 +57,15 @@ mapfile -t CHECK_CASES < <("$CHECK" --list)
 [[ -x $ODP ]] || { echo "loop.sh: $ODP not built (make loop)" >&2; exit 2; }
 mapfile -t ODP_CASES < <("$ODP" --list)
 ((${#ODP_CASES[@]})) || { echo "loop.sh: $ODP --list listed nothing" >&2; exit 2; }
+DMABUF_CASES=()
+if ((DMABUF)); then
+	[[ -x $DMABUFT ]] || { echo "loop.sh: $DMABUFT not built (make loop)" >&2; exit 2; }
+	mapfile -t DMABUF_CASES < <("$DMABUFT" --list)
+	((${#DMABUF_CASES[@]})) || { echo "loop.sh: $DMABUFT --list listed nothing" >&2; exit 2; }
+fi
 PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
-cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}" "${ODP_CASES[@]/#/loop_odp_}"
+cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}" "${ODP_CASES[@]/#/loop_odp_}" \
+	"${DMABUF_CASES[@]/#/loop_dmabuf_}"
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
 PORT=18700
 
@@ -126,6 +140,28 @@ for c in "${ODP_CASES[@]}"; do
 	fi
 done
 echo "loop: sib-odp exit $rc, odp_page_faults +$f"
+
+# sib-dmabuf: one process, two QPs, MRs on vgem's dma-bufs
+if ((DMABUF)); then
+	rc=0
+	if modprobe vgem 2>"$OUT/vgem"; then
+		timeout -s KILL "$TMO" "$DMABUFT" -d "$DEV" >"$OUT/dmabuf" 2>&1 || rc=$?
+	else
+		echo "modprobe vgem failed: $(head -1 "$OUT/vgem")" >"$OUT/dmabuf"; rc=2
+	fi
+	cat "$OUT/dmabuf"
+	for c in "${DMABUF_CASES[@]}"; do
+		line=$(grep "^CASE dmabuf_$c " "$OUT/dmabuf" || true)
+		st="" detail=""
+		read -r _ _ st detail <<<"$line" || true
+		if [[ ${st:-} == ok ]]; then
+			result "loop_dmabuf_$c" ok "${detail:-}"
+		else
+			result "loop_dmabuf_$c" FAIL "${detail:-no result (exit $rc: $(tail -1 "$OUT/dmabuf"))}"
+		fi
+	done
+	echo "loop: sib-dmabuf exit $rc"
+fi
 
 rm -rf "$OUT"
 echo "loop: $nok/$((nok + nfail)) ok on $DEV"
