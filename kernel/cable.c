@@ -318,12 +318,18 @@ static void sib_cable_link_work(struct work_struct *work)
 	bool carrier = sib_cable_carrier(dev);
 	u8 phys = sib_ib_phys_state(dev);
 	bool disabled = phys == IB_PORT_PHYS_STATE_DISABLED;
+	/*
+	 * up before silent (acquire: sib_cable_rcv_link_pkt() notes the
+	 * partner heard before it sets up): a link packet that trains the
+	 * link in between is then seen as heard, not as a silence
+	 */
+	bool up = atomic_read_acquire(&cable->up);
 	bool silent = sib_cable_silent(cable);
 
 	cable->quiet = disabled ? cable->quiet + 1 : 0;
 	if (carrier && !disabled)
 		sib_cable_send_link_pkt(cable);
-	if (atomic_read(&cable->up)) {
+	if (up) {
 		if (!carrier || cable->quiet > SIB_LINK_DISABLE_DRAIN) {
 			sib_cable_link(cable, false);
 		} else if (silent) {
