@@ -22,9 +22,16 @@
  * FCCL is 4095 (all the credit there is).
  *
  * The physical link (PortInfo PortPhysicalState): Polling until the
- * partner's link packets are heard, LinkUp while they keep coming, back
- * to Polling after 1 s without one, on carrier loss of the netdev, or
- * when the cable is unplugged (sib-link DEV unplug). ibport.c makes the
+ * partner's link packets are heard, LinkUp while the partner is heard (its
+ * link packets or any other datagram of it: a physical link stays up while
+ * symbols arrive), back to Polling after the silence limit (3 s unless
+ * configured, SIB_CABLE_SILENCE_MS) without hearing it, on carrier loss of
+ * the netdev, or when the cable is unplugged (sib-link DEV unplug). The
+ * silence is counted in link periods this end lived through, not in wall
+ * time: when this end's own work is held up (a guest whose vCPU the host
+ * did not run for a while), the partner's datagrams queued meanwhile are
+ * not yet heard, and a clock that jumped must not take the link down; only
+ * a partner that stays silent while this end keeps running does. ibport.c makes the
  * logical state follow (DOWN <-> INIT). A port the SM disabled
  * (PortPhysicalState Disabled, sib_ib_set_phys()) sends no link packets
  * and, after SIB_LINK_DISABLE_DRAIN periods, carries nothing: its
@@ -49,8 +56,8 @@
 #include "softib.h"
 #include "ib.h"
 
-#define SIB_LINK_PERIOD		msecs_to_jiffies(100)
-#define SIB_LINK_TIMEOUT	HZ		/* 1 s of silence: Polling */
+#define SIB_LINK_PERIOD_MS	100
+#define SIB_LINK_PERIOD		msecs_to_jiffies(SIB_LINK_PERIOD_MS)
 #define SIB_LINK_OP_NORMAL	0
 #define SIB_LINK_OP_INIT	1
 #define SIB_LINK_FCCL		0xfff
@@ -58,7 +65,7 @@
  * link periods a Disabled port's cable still carries packets (no link
  * packets; the port is DOWN: SMPs only): the reply to the SubnSet that
  * disabled it gets out, and the SM's retries of it get in, until the
- * partner notices the silence (SIB_LINK_TIMEOUT) and drops the link
+ * partner notices the silence (its silence limit) and drops the link
  */
 #define SIB_LINK_DISABLE_DRAIN	10
 
@@ -70,10 +77,16 @@
  *	 sib_cable_net_exit())
  * @sock: the UDP socket; NULL once the namespace exits (RCU)
  * @cfg: the partner's address and ports
- * @link_work: sends a link packet every 100 ms, watches the timeout
- * @last_heard: jiffies of the partner's last good link packet
+ * @link_work: sends a link packet every 100 ms, watches the silence
+ * @last_heard: jiffies of the partner's last good link packet or of its
+ *		last datagram taken in while the link is up
  * @up: 1 while the physical link is reported up (sib_ib_phys_link())
  * @link_sent, @link_rcvd: link packets sent and heard
+ * @link_lost: times the link went down for the partner's silence
+ * @silence_periods: the silence limit in link periods (cfg.silence_ms)
+ * @heard_seen: @last_heard as link_work last saw it (link_work only)
+ * @missed: link periods in a row without hearing the partner (link_work
+ *	    only)
  * @quiet: link periods the port has been Disabled (link_work only)
  */
 struct sib_cable {
@@ -87,6 +100,10 @@ struct sib_cable {
 	atomic_t up;
 	atomic64_t link_sent;
 	atomic64_t link_rcvd;
+	atomic64_t link_lost;
+	unsigned int silence_periods;
+	unsigned long heard_seen;
+	unsigned int missed;
 	unsigned int quiet;
 };
 
@@ -259,10 +276,39 @@ static void sib_cable_send_link_pkt(struct sib_cable *cable)
 	}
 }
 
+/* the partner was heard: note when (a store only when jiffies moved on) */
+static void sib_cable_heard(struct sib_cable *cable)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(cable->last_heard) != now)
+		WRITE_ONCE(cable->last_heard, now);
+}
+
 /*
- * every 100 ms: a link packet, and Polling after 1 s of silence; nothing
- * from a port the SM disabled, whose link goes down once the reply to
- * the Set had time to leave
+ * one more link period of link_work: has the partner now been silent for
+ * the silence limit? Periods in which this end's work did not run do not
+ * count (a late run counts as one), so a stall of this end is never taken
+ * for silence of the partner.
+ */
+static bool sib_cable_silent(struct sib_cable *cable)
+{
+	unsigned long heard = READ_ONCE(cable->last_heard);
+
+	if (heard != cable->heard_seen) {
+		cable->heard_seen = heard;
+		cable->missed = 0;
+		return false;
+	}
+	if (cable->missed < cable->silence_periods)
+		cable->missed++;
+	return cable->missed >= cable->silence_periods;
+}
+
+/*
+ * every 100 ms: a link packet, and Polling after the silence limit;
+ * nothing from a port the SM disabled, whose link goes down once the
+ * reply to the Set had time to leave
  */
 static void sib_cable_link_work(struct work_struct *work)
 {
@@ -272,18 +318,27 @@ static void sib_cable_link_work(struct work_struct *work)
 	bool carrier = sib_cable_carrier(dev);
 	u8 phys = sib_ib_phys_state(dev);
 	bool disabled = phys == IB_PORT_PHYS_STATE_DISABLED;
+	/*
+	 * up before silent (acquire: sib_cable_rcv_link_pkt() notes the
+	 * partner heard before it sets up): a link packet that trains the
+	 * link in between is then seen as heard, not as a silence
+	 */
+	bool up = atomic_read_acquire(&cable->up);
+	bool silent = sib_cable_silent(cable);
 
 	cable->quiet = disabled ? cable->quiet + 1 : 0;
 	if (carrier && !disabled)
 		sib_cable_send_link_pkt(cable);
-	if (atomic_read(&cable->up)) {
-		if (!carrier || cable->quiet > SIB_LINK_DISABLE_DRAIN ||
-		    time_after(jiffies, READ_ONCE(cable->last_heard) +
-					SIB_LINK_TIMEOUT))
+	if (up) {
+		if (!carrier || cable->quiet > SIB_LINK_DISABLE_DRAIN) {
 			sib_cable_link(cable, false);
-		else if (phys == IB_PORT_PHYS_STATE_POLLING)
+		} else if (silent) {
+			atomic64_inc(&cable->link_lost);
+			sib_cable_link(cable, false);
+		} else if (phys == IB_PORT_PHYS_STATE_POLLING) {
 			/* enabled again before the link went down */
 			sib_ib_phys_link(dev, true);
+		}
 	}
 	queue_delayed_work(sib_wq, &cable->link_work, SIB_LINK_PERIOD);
 }
@@ -299,7 +354,7 @@ static void sib_cable_rcv_link_pkt(struct sib_cable *cable, const u8 *p)
 	}
 	atomic64_inc(&cable->link_rcvd);
 	sib_counter_inc(dev, SIB_CNT_IB_LINK_PKTS_RCVD);
-	WRITE_ONCE(cable->last_heard, jiffies);
+	sib_cable_heard(cable);
 	/* a Disabled port does not train (IBTA 5.4.1) */
 	if (!atomic_read(&cable->up) && sib_cable_carrier(dev) &&
 	    sib_ib_phys_state(dev) != IB_PORT_PHYS_STATE_DISABLED)
@@ -353,6 +408,7 @@ static int sib_cable_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	/* not while the device is being unregistered */
 	if (!ib_device_try_get(&dev->ibdev))
 		goto drop;
+	sib_cable_heard(cable);
 	sib_cable_add_bytes(dev, SIB_CNT_IB_RCV_BYTES, skb->len);
 	nf_reset_ct(skb);
 	skb_dst_drop(skb);
@@ -423,11 +479,13 @@ static void sib_cable_free(struct sib_cable *cable)
  * sib_cable_plug() - plug (or replug) the cable of an IB device
  * @dev: IB device
  * @cfg: the partner's address (AF_INET or AF_INET6) and UDP port, the
- *	 local UDP port (0: SIB_IB_CABLE_PORT for either)
+ *	 local UDP port (0: SIB_IB_CABLE_PORT for either), the silence
+ *	 limit (0: SIB_CABLE_SILENCE_MS)
  *
  * Replaces a cable plugged before: its link goes down (Polling) and the
  * new one starts Polling until the partner is heard.
- * Context: process (netlink). Return: 0, -EINVAL (family, port 4791),
+ * Context: process (netlink). Return: 0, -EINVAL (family, port 4791,
+ * silence limit out of SIB_CABLE_SILENCE_MIN_MS..SIB_CABLE_SILENCE_MAX_MS),
  * -EADDRINUSE (the local port is taken on the netdev) or -ENOMEM.
  */
 int sib_cable_plug(struct sib_dev *dev, const struct sib_cable_cfg *cfg)
@@ -436,6 +494,9 @@ int sib_cable_plug(struct sib_dev *dev, const struct sib_cable_cfg *cfg)
 	struct socket *sock;
 
 	if (cfg->family != AF_INET && cfg->family != AF_INET6)
+		return -EINVAL;
+	if (cfg->silence_ms && (cfg->silence_ms < SIB_CABLE_SILENCE_MIN_MS ||
+				cfg->silence_ms > SIB_CABLE_SILENCE_MAX_MS))
 		return -EINVAL;
 	cable = kzalloc(sizeof(*cable), GFP_KERNEL);
 	if (!cable)
@@ -446,6 +507,10 @@ int sib_cable_plug(struct sib_dev *dev, const struct sib_cable_cfg *cfg)
 		cable->cfg.peer_port = SIB_IB_CABLE_PORT;
 	if (!cable->cfg.local_port)
 		cable->cfg.local_port = SIB_IB_CABLE_PORT;
+	if (!cable->cfg.silence_ms)
+		cable->cfg.silence_ms = SIB_CABLE_SILENCE_MS;
+	cable->silence_periods = DIV_ROUND_UP(cable->cfg.silence_ms,
+					      SIB_LINK_PERIOD_MS);
 	if (cable->cfg.peer_port == 4791 || cable->cfg.local_port == 4791) {
 		kfree(cable);
 		return -EINVAL;		/* RoCEv2's */
@@ -453,6 +518,7 @@ int sib_cable_plug(struct sib_dev *dev, const struct sib_cable_cfg *cfg)
 	INIT_LIST_HEAD(&cable->list);
 	INIT_DELAYED_WORK(&cable->link_work, sib_cable_link_work);
 	cable->last_heard = jiffies;
+	cable->heard_seen = cable->last_heard;
 	cable->net = dev_net(dev->ndev);
 
 	mutex_lock(&sib_cable_mutex);
@@ -520,6 +586,7 @@ void sib_cable_get(struct sib_dev *dev, struct sib_cable_info *info)
 		info->cfg = cable->cfg;
 		info->link_sent = atomic64_read(&cable->link_sent);
 		info->link_rcvd = atomic64_read(&cable->link_rcvd);
+		info->link_lost = atomic64_read(&cable->link_lost);
 	}
 	mutex_unlock(&sib_cable_mutex);
 }

@@ -46,6 +46,16 @@ struct sib_cable;
 
 /* the cable's default UDP port (both ends); 4791 stays RoCEv2's */
 #define SIB_IB_CABLE_PORT	4792
+/*
+ * The cable's silence limit (sib-link DEV peer ADDR silence MS): the link
+ * goes down after this long without hearing the partner, counted in link
+ * periods (100 ms) this end lived through, so a stall of this end is not
+ * taken for the partner's silence. 3 s by default: two TCG guests sharing
+ * a loaded host miss each other's link packets for over 1 s.
+ */
+#define SIB_CABLE_SILENCE_MS		3000
+#define SIB_CABLE_SILENCE_MIN_MS	300
+#define SIB_CABLE_SILENCE_MAX_MS	60000
 
 /* LRH (IBTA 7.7): 8 bytes; VCRC 2 bytes after the ICRC */
 #define SIB_LRH_LEN		8
@@ -147,6 +157,8 @@ int sib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
  * struct sib_cable_cfg - a cable's partner (netlink SIB_NL_CMD_CABLE_SET)
  * @family: AF_INET or AF_INET6, which of @peer4/@peer6 holds the address
  * @peer_port, @local_port: UDP ports, host order; 0: SIB_IB_CABLE_PORT
+ * @silence_ms: the silence limit, SIB_CABLE_SILENCE_MIN_MS to
+ *		SIB_CABLE_SILENCE_MAX_MS; 0: SIB_CABLE_SILENCE_MS
  */
 struct sib_cable_cfg {
 	int family;
@@ -154,14 +166,19 @@ struct sib_cable_cfg {
 	struct in6_addr peer6;
 	u16 peer_port;
 	u16 local_port;
+	u32 silence_ms;
 };
 
-/* struct sib_cable_info - what SIB_NL_CMD_CABLE_GET shows */
+/*
+ * struct sib_cable_info - what SIB_NL_CMD_CABLE_GET shows
+ * @link_lost: times the link went down because the partner was silent
+ */
 struct sib_cable_info {
 	bool plugged;
 	struct sib_cable_cfg cfg;
 	u64 link_sent;
 	u64 link_rcvd;
+	u64 link_lost;
 };
 
 int sib_cable_init(void);

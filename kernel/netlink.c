@@ -25,6 +25,7 @@ static const struct nla_policy sib_nl_policy[SIB_NL_ATTR_MAX + 1] = {
 	[SIB_NL_ATTR_CABLE_PEER6] = NLA_POLICY_EXACT_LEN(16),
 	[SIB_NL_ATTR_CABLE_PEER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[SIB_NL_ATTR_CABLE_LOCAL_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[SIB_NL_ATTR_CABLE_SILENCE_MS] = { .type = NLA_U32 },
 };
 
 static struct genl_family sib_nl_family;
@@ -267,6 +268,9 @@ static int sib_nl_put_cable(struct sk_buff *msg, struct sib_dev *dev)
 	    nla_put_u64_64bit(msg, SIB_NL_ATTR_CABLE_LINK_SENT, ci.link_sent,
 			      SIB_NL_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, SIB_NL_ATTR_CABLE_LINK_RCVD, ci.link_rcvd,
+			      SIB_NL_ATTR_PAD) ||
+	    nla_put_u32(msg, SIB_NL_ATTR_CABLE_SILENCE_MS, ci.cfg.silence_ms) ||
+	    nla_put_u64_64bit(msg, SIB_NL_ATTR_CABLE_LINK_LOST, ci.link_lost,
 			      SIB_NL_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -303,6 +307,14 @@ static int sib_nl_cable_set(struct sk_buff *skb, struct genl_info *info)
 		cfg.peer_port = nla_get_u16(a[SIB_NL_ATTR_CABLE_PEER_PORT]);
 	if (a[SIB_NL_ATTR_CABLE_LOCAL_PORT])
 		cfg.local_port = nla_get_u16(a[SIB_NL_ATTR_CABLE_LOCAL_PORT]);
+	if (a[SIB_NL_ATTR_CABLE_SILENCE_MS]) {
+		cfg.silence_ms = nla_get_u32(a[SIB_NL_ATTR_CABLE_SILENCE_MS]);
+		if (cfg.silence_ms < SIB_CABLE_SILENCE_MIN_MS ||
+		    cfg.silence_ms > SIB_CABLE_SILENCE_MAX_MS) {
+			GENL_SET_ERR_MSG(info, "silence limit out of 300..60000 ms");
+			return -ERANGE;
+		}
+	}
 	dev = sib_nl_ib_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);

@@ -4,7 +4,7 @@
  * (`rdma link add NAME type softib-ib netdev DEV`) through the "softib"
  * generic netlink family (include/uapi/rdma/softib-netlink.h).
  *
- *   sib-link DEV peer ADDR [port N] [local-port N]
+ *   sib-link DEV peer ADDR [port N] [local-port N] [silence MS]
  *   sib-link DEV unplug
  *   sib-link [DEV] show
  */
@@ -24,7 +24,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: sib-link DEV peer ADDR [port N] [local-port N]\n"
+"Usage: sib-link DEV peer ADDR [port N] [local-port N] [silence MS]\n"
 "       sib-link DEV unplug\n"
 "       sib-link [DEV] show\n"
 "\n"
@@ -34,12 +34,15 @@ static void usage(FILE *f)
 "(default 4792), from the local UDP port given by local-port (default 4792;\n"
 "4791 is RoCEv2's and refused), replacing a cable plugged before. The\n"
 "physical link is Polling until the partner's link packets are heard, then\n"
-"LinkUp and the port INIT; 1 s without them, carrier loss or 'unplug' takes\n"
-"it back to Polling and the port DOWN. Plugging and unplugging need\n"
-"CAP_NET_ADMIN. 'show' prints one line per device (all softib InfiniBand\n"
-"devices without DEV):\n"
+"LinkUp and the port INIT; MS milliseconds without hearing the partner\n"
+"(silence, 300..60000, default 3000; counted while this end runs, so a\n"
+"stall of this end is not taken for the partner's silence), carrier loss\n"
+"or 'unplug' take it back to Polling and the port DOWN. Plugging and\n"
+"unplugging need CAP_NET_ADMIN. 'show' prints one line per device (all\n"
+"softib InfiniBand devices without DEV):\n"
 "  DEV phys Polling|LinkUp state Down|Init|Armed|Active unplugged\n"
 "  DEV phys ... state ... peer ADDR port N local-port N link-sent N link-rcvd N\n"
+"      silence-ms MS link-lost N   (N: link downs for the partner's silence)\n"
 "Options: -h, --help     this text\n"
 "Exit status: 0 ok, 1 refused (no such device, not an InfiniBand device, or\n"
 "the kernel refused; the reason on stderr), 2 usage error (one line naming\n"
@@ -59,7 +62,9 @@ static int usage_error(const char *fmt, ...)
 	return 2;
 }
 
-static int parse_port(const char *s, unsigned long *out)
+/* a number @min..@max into @out; 0, or -1 when @s is not one */
+static int parse_num(const char *s, unsigned long min, unsigned long max,
+		     unsigned long *out)
 {
 	char *end;
 
@@ -67,7 +72,7 @@ static int parse_port(const char *s, unsigned long *out)
 		return -1;
 	errno = 0;
 	*out = strtoul(s, &end, 0);
-	return errno || *end || *out < 1 || *out > 65535 ? -1 : 0;
+	return errno || *end || *out < min || *out > max ? -1 : 0;
 }
 
 static const char *phys_name(unsigned int s)
@@ -133,6 +138,12 @@ static int show_cb(struct nl_msg *msg, void *arg)
 		if (tb[SIB_NL_ATTR_CABLE_LINK_RCVD])
 			printf(" link-rcvd %llu", (unsigned long long)
 			       nla_get_u64(tb[SIB_NL_ATTR_CABLE_LINK_RCVD]));
+		if (tb[SIB_NL_ATTR_CABLE_SILENCE_MS])
+			printf(" silence-ms %u",
+			       nla_get_u32(tb[SIB_NL_ATTR_CABLE_SILENCE_MS]));
+		if (tb[SIB_NL_ATTR_CABLE_LINK_LOST])
+			printf(" link-lost %llu", (unsigned long long)
+			       nla_get_u64(tb[SIB_NL_ATTR_CABLE_LINK_LOST]));
 		printf("\n");
 	}
 	ctx->err = 0;
@@ -144,6 +155,7 @@ struct request {
 	int family;			/* SET: AF_INET or AF_INET6 */
 	unsigned char addr[16];
 	unsigned long port, local_port;	/* 0: not given */
+	unsigned long silence_ms;	/* 0: not given */
 };
 
 /* one request for @dev; 0, or the -errno/libnl error */
@@ -162,7 +174,9 @@ static int run(struct nl_sock *sk, int fam, const char *dev,
 		      rq->family == AF_INET ? 4 : 16, rq->addr) ||
 	      (rq->port && nla_put_u16(msg, SIB_NL_ATTR_CABLE_PEER_PORT, rq->port)) ||
 	      (rq->local_port &&
-	       nla_put_u16(msg, SIB_NL_ATTR_CABLE_LOCAL_PORT, rq->local_port))))) {
+	       nla_put_u16(msg, SIB_NL_ATTR_CABLE_LOCAL_PORT, rq->local_port)) ||
+	      (rq->silence_ms &&
+	       nla_put_u32(msg, SIB_NL_ATTR_CABLE_SILENCE_MS, rq->silence_ms))))) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;
 	}
@@ -239,14 +253,21 @@ int main(int argc, char **argv)
 				p = &rq.port;
 			else if (!strcmp(argv[i], "local-port"))
 				p = &rq.local_port;
+			else if (!strcmp(argv[i], "silence"))
+				p = &rq.silence_ms;
 			else
-				return usage_error("unknown word '%s' (port or local-port)",
+				return usage_error("unknown word '%s' (port, local-port or silence)",
 						   argv[i]);
 			if (i + 1 >= argc)
 				return usage_error("%s needs a number", argv[i]);
-			if (parse_port(argv[i + 1], p))
+			if (p == &rq.silence_ms) {
+				if (parse_num(argv[i + 1], 300, 60000, p))
+					return usage_error("silence '%s': not a number of ms 300..60000",
+							   argv[i + 1]);
+			} else if (parse_num(argv[i + 1], 1, 65535, p)) {
 				return usage_error("%s '%s': not a number 1..65535",
 						   argv[i], argv[i + 1]);
+			}
 		}
 	} else {
 		return usage_error("unknown command '%s' (peer, unplug or show)", cmd);

@@ -33,12 +33,15 @@
  *	logical state, IBTA values: 2 Polling, 5 LinkUp; 1 Down, 2 Init,
  *	3 Armed, 4 Active) and, when a cable is plugged, CABLE_PEER4 or
  *	CABLE_PEER6, CABLE_PEER_PORT, CABLE_LOCAL_PORT, CABLE_LINK_SENT and
- *	CABLE_LINK_RCVD (link packets sent and heard).
+ *	CABLE_LINK_RCVD (link packets sent and heard), CABLE_SILENCE_MS and
+ *	CABLE_LINK_LOST (times the link went down for the partner's silence).
  * SIB_NL_CMD_CABLE_SET: plug the cable to the partner at CABLE_PEER4 or
  *	CABLE_PEER6 (one of them), optional CABLE_PEER_PORT and
- *	CABLE_LOCAL_PORT (default 4792 each; 4791 is refused), replacing a
- *	cable plugged before (CAP_NET_ADMIN). -EADDRINUSE when the local
- *	port is taken on the carrier netdev.
+ *	CABLE_LOCAL_PORT (default 4792 each; 4791 is refused) and
+ *	CABLE_SILENCE_MS (how long the partner may be silent before the
+ *	link goes down, 300..60000, default 3000; -ERANGE outside),
+ *	replacing a cable plugged before (CAP_NET_ADMIN). -EADDRINUSE when
+ *	the local port is taken on the carrier netdev.
  * SIB_NL_CMD_CABLE_DEL: unplug it (CAP_NET_ADMIN); -ENOENT when none is.
  */
 #ifndef SOFTIB_NETLINK_H
@@ -84,6 +87,8 @@ enum sib_nl_attr {
 	SIB_NL_ATTR_CABLE_LINK_SENT,	/* u64, link packets sent */
 	SIB_NL_ATTR_CABLE_LINK_RCVD,	/* u64, link packets heard */
 	SIB_NL_ATTR_PAD,		/* padding of the u64 attributes */
+	SIB_NL_ATTR_CABLE_SILENCE_MS,	/* u32, the silence limit, ms */
+	SIB_NL_ATTR_CABLE_LINK_LOST,	/* u64, link downs for silence */
 	__SIB_NL_ATTR_MAX,
 };
 #define SIB_NL_ATTR_MAX (__SIB_NL_ATTR_MAX - 1)
