@@ -58,15 +58,9 @@ setup() {
 	((LIST)) && return
 	modprobe veth; modprobe sch_netem
 	netns_pair A B vethA vethB 192.168.77.1 192.168.77.2 9000 || exit 1
-	# Permanent neighbours: the cases test RC's recovery, not ARP's. ib_core resolves a
-	# QP's destination MAC at RTR with a 1 s deadline; after peer_gone's 100% loss the
-	# entry has failed, and under big20's 20% loss a new ARP exchange that loses a
-	# packet retries only after those 1 s: RTR then fails with ETIMEDOUT.
-	local ma mb
-	ma=$(ip netns exec A cat /sys/class/net/vethA/address)
-	mb=$(ip netns exec B cat /sys/class/net/vethB/address)
-	ip -n A neigh replace 192.168.77.2 lladdr "$mb" dev vethA nud permanent &&
-		ip -n B neigh replace 192.168.77.1 lladdr "$ma" dev vethB nud permanent || exit 1
+	MAC_A=$(ip netns exec A cat /sys/class/net/vethA/address)
+	MAC_B=$(ip netns exec B cat /sys/class/net/vethB/address)
+	pin_neighbours || exit 1
 	ip netns exec A rdma link add sibA type softib netdev vethA
 	ip netns exec B rdma link add sibB type softib netdev vethB
 	wait_active sibB 50 || true
@@ -79,9 +73,20 @@ teardown() {
 	rm -rf "$OUT"
 }
 ((LIST)) || trap teardown EXIT
+# Permanent neighbours: the cases test RC's recovery, not ARP's. ib_core resolves a QP's
+# destination MAC at RTR with a 1 s deadline; after peer_gone's 100% loss the entry has
+# failed, and under big20's 20% loss a new ARP exchange that loses a packet retries only
+# after those 1 s: RTR then fails with ETIMEDOUT. A link that goes down (linkflap) flushes
+# permanent entries too, so netem() pins them again before every case.
+MAC_A="" MAC_B=""
+pin_neighbours() {
+	ip -n A neigh replace 192.168.77.2 lladdr "$MAC_B" dev vethA nud permanent &&
+		ip -n B neigh replace 192.168.77.1 lladdr "$MAC_A" dev vethB nud permanent
+}
 netem() { # netem SIDES ARGS...: SIDES is A, B or AB; no ARGS: remove
 	local sides=$1 s; shift
 	((LIST)) && return
+	pin_neighbours || { echo "faults.sh: cannot pin the neighbours" >&2; return 1; }
 	for s in $(grep -o . <<<"$sides"); do
 		tc -n "$s" qdisc del dev "veth$s" root 2>/dev/null || true
 		(($#)) && tc -n "$s" qdisc add dev "veth$s" root netem "$@"
