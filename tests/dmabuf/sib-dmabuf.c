@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sib-dmabuf: MRs on dma-buf memory (ibv_reg_dmabuf_mr) of one device,
- * between two RC QPs of it. The dma-buf comes from the kernel's virtual
- * GEM driver (vgem: a DRM device whose dumb buffers are shmem pages that
- * it exports as dma-bufs); the program sees the buffer's bytes through an
- * mmap of the dma-buf, the view another user of the buffer has.
+ * between two RC QPs of it. The dma-bufs come from two exporters: the
+ * kernel's virtual GEM driver (vgem: a DRM device whose dumb buffers are
+ * shmem pages that it exports as dma-bufs; needed) and, where the kernel
+ * has it, the system dma-buf heap (/dev/dma_heap/system: page allocations
+ * exported as dma-bufs; Debian's 6.12 has it, 6.1 not). Each case runs
+ * on every exporter found; its detail names them. The program sees the
+ * buffer's bytes through an mmap of the dma-buf, the view another user of
+ * the buffer has.
  *
  *   write_read   WRITE 40 KiB into a dma-buf MR that starts 4 KiB into
  *                the buffer, at an iova of its own: the bytes land at that
@@ -28,8 +32,9 @@
  *                (ib_core takes neither for dma-buf MRs), remote write
  *                without local write
  *
- * Prints "CASE dmabuf_<name> ok|FAIL <detail>" per case; exit 0 iff all ok,
- * 2 when the set-up failed (no device, no vgem). --list prints the case
+ * Prints "CASE dmabuf_<name> ok|FAIL <detail>" per case (an ok's detail:
+ * the exporters it ran on); exit 0 iff all ok, 2 when the set-up failed
+ * (no device, no vgem). --list prints the case
  * names, one per line, and needs neither.
  */
 #define _GNU_SOURCE
@@ -84,14 +89,27 @@ struct drm_gem_close_arg {
 #define DRM_IOC_GEM_CLOSE	_IOW('d', 0x09, struct drm_gem_close_arg)
 #define DRM_IOC_PRIME_TO_FD	_IOWR('d', 0x2d, struct drm_prime_handle_arg)
 #define DRM_IOC_CREATE_DUMB	_IOWR('d', 0xb2, struct drm_create_dumb_arg)
+/* and the dma-buf heaps' (include/uapi/linux/dma-heap.h) */
+struct dma_heap_alloc_arg {
+	uint64_t len;
+	uint32_t fd, fd_flags;
+	uint64_t heap_flags;
+};
+#define DMA_HEAP_IOC_ALLOC	_IOWR('H', 0x0, struct dma_heap_alloc_arg)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct sibt_pair P;	/* P.a requests, P.b responds */
 static const char *devname;
 static int drm = -1;		/* vgem's DRM node */
+static int heap = -1;		/* /dev/dma_heap/system, or -1 */
+static enum { VGEM, HEAP } exporter;	/* the one the cases run on now */
+static const char *const exporter_name[] = { "vgem", "system heap" };
 
 #define die(msg)	sibt_die("sib-dmabuf", msg)
+/* a failure, with the exporter it happened on */
+#define fail(fmt, ...)	sibt_fail("%s: " fmt, exporter_name[exporter], \
+				  ##__VA_ARGS__)
 
 /* the DRM node of vgem, or -1 */
 static int vgem_open(void)
@@ -129,13 +147,34 @@ struct dbuf {
 	unsigned char *map;	/* the CPU's view: an mmap of the dma-buf */
 };
 
+static void dbuf_map(struct dbuf *b)
+{
+	b->map = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      b->fd, 0);
+	if (b->map == MAP_FAILED)
+		die("mmap of the dma-buf failed");
+}
+
 static void dbuf_new(struct dbuf *b)
 {
 	struct drm_create_dumb_arg c = {
 		.height = BUF_LEN / 4096, .width = 1024, .bpp = 32,
 	};
 	struct drm_prime_handle_arg h = { .flags = O_RDWR | O_CLOEXEC };
+	struct dma_heap_alloc_arg a = {
+		.len = BUF_LEN, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
 
+	memset(b, 0, sizeof(*b));
+	if (exporter == HEAP) {
+		if (ioctl(heap, DMA_HEAP_IOC_ALLOC, &a))
+			die("system heap: allocation failed");
+		b->fd = (int)a.fd;
+		dbuf_map(b);
+		/* the heap's pages come from the page allocator: clear them */
+		memset(b->map, 0, BUF_LEN);
+		return;
+	}
 	if (ioctl(drm, DRM_IOC_CREATE_DUMB, &c))
 		die("vgem: create dumb buffer failed");
 	if (c.size < BUF_LEN) {
@@ -147,10 +186,20 @@ static void dbuf_new(struct dbuf *b)
 		die("vgem: export as dma-buf failed");
 	b->handle = c.handle;
 	b->fd = h.fd;
-	b->map = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      b->fd, 0);
-	if (b->map == MAP_FAILED)
-		die("mmap of the dma-buf failed");
+	dbuf_map(b);
+}
+
+/* another fd of the same dma-buf (which keeps it alive, as the MR does) */
+static int dbuf_second_fd(struct dbuf *b)
+{
+	struct drm_prime_handle_arg h = { .handle = b->handle,
+					  .flags = O_RDWR | O_CLOEXEC };
+
+	if (exporter == HEAP)
+		return dup(b->fd);
+	if (ioctl(drm, DRM_IOC_PRIME_TO_FD, &h))
+		return -1;
+	return h.fd;
 }
 
 static void dbuf_free(struct dbuf *b)
@@ -209,7 +258,7 @@ static void expect(int st, int want, const char *what)
 	if (st == -2)
 		die("post or poll failed");
 	if (st != want)
-		sibt_fail("%s: %s, not %s", what, sibt_status_str(st),
+		fail("%s: %s, not %s", what, sibt_status_str(st),
 			  ibv_wc_status_str((enum ibv_wc_status)want));
 }
 
@@ -233,23 +282,23 @@ static void case_write_read(void)
 	md = dreg(&b, MR_OFF, MR_LEN, MR_IOVA, RW);
 	/* libibverbs reports the offset as the MR's addr */
 	if (md->addr != (void *)(uintptr_t)MR_OFF || md->length != MR_LEN)
-		sibt_fail("MR addr %p length %zu, not the offset and length",
+		fail("MR addr %p length %zu, not the offset and length",
 			  md->addr, md->length);
 	sibt_pattern(src, MR_LEN, 1);
 	expect(sibt_pair_rdma(&P, IBV_WR_RDMA_WRITE, src, MR_LEN, ms->lkey,
 			      MR_IOVA, md->rkey), IBV_WC_SUCCESS, "WRITE");
 	if (!sibt_case_failed() &&
 	    (at = sibt_bad_byte(b.map + MR_OFF, MR_LEN, 1)) >= 0)
-		sibt_fail("WRITE: byte %ld of the MR wrong in the buffer", at);
+		fail("WRITE: byte %ld of the MR wrong in the buffer", at);
 	if (!sibt_case_failed() && (!zero(b.map, 0, MR_OFF) ||
 				    !zero(b.map, MR_OFF + MR_LEN, BUF_LEN)))
-		sibt_fail("WRITE changed bytes outside the MR");
+		fail("WRITE changed bytes outside the MR");
 	/* the buffer's own writer changes it; a READ returns what it wrote */
 	sibt_pattern(b.map + MR_OFF, MR_LEN, 2);
 	expect(sibt_pair_rdma(&P, IBV_WR_RDMA_READ, back, MR_LEN, mb->lkey,
 			      MR_IOVA, md->rkey), IBV_WC_SUCCESS, "READ");
 	if (!sibt_case_failed() && (at = sibt_bad_byte(back, MR_LEN, 2)) >= 0)
-		sibt_fail("READ: byte %ld wrong", at);
+		fail("READ: byte %ld wrong", at);
 	/* an unaligned piece in the middle */
 	sibt_pattern(src, 3001, 3);
 	expect(sibt_pair_rdma(&P, IBV_WR_RDMA_WRITE, src, 3001, ms->lkey,
@@ -257,7 +306,7 @@ static void case_write_read(void)
 	       "unaligned WRITE");
 	if (!sibt_case_failed() &&
 	    (at = sibt_bad_byte(b.map + MR_OFF + 4095, 3001, 3)) >= 0)
-		sibt_fail("unaligned WRITE: byte %ld wrong", at);
+		fail("unaligned WRITE: byte %ld wrong", at);
 	ibv_dereg_mr(md);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(mb);
@@ -292,7 +341,7 @@ static void case_local(void)
 	expect(sibt_side_wait(&P.a, &wc), IBV_WC_SUCCESS, "SEND");
 	expect(sibt_side_wait(&P.b, &wc), IBV_WC_SUCCESS, "receive");
 	if (!sibt_case_failed() && (at = sibt_bad_byte(peer, 20000, 4)) >= 0)
-		sibt_fail("SEND from the dma-buf: byte %ld wrong", at);
+		fail("SEND from the dma-buf: byte %ld wrong", at);
 	/* receive into it: the responder side's SGE */
 	sibt_pattern(peer, 20000, 5);
 	rs = (struct ibv_sge){ MR_IOVA + 100, 20000, md->lkey };
@@ -305,7 +354,7 @@ static void case_local(void)
 	       "receive into the dma-buf");
 	if (!sibt_case_failed() &&
 	    (at = sibt_bad_byte(b.map + MR_OFF + 100, 20000, 5)) >= 0)
-		sibt_fail("receive into the dma-buf: byte %ld wrong", at);
+		fail("receive into the dma-buf: byte %ld wrong", at);
 	/* WRITE from it: large enough for the zero-copy transmit path */
 	sibt_pattern(b.map + MR_OFF, MR_LEN, 6);
 	memset(peer, 0, BUF_LEN);
@@ -314,7 +363,7 @@ static void case_local(void)
 			      (uintptr_t)peer, mp->rkey), IBV_WC_SUCCESS,
 	       "WRITE from the dma-buf");
 	if (!sibt_case_failed() && (at = sibt_bad_byte(peer, MR_LEN, 6)) >= 0)
-		sibt_fail("WRITE from the dma-buf: byte %ld wrong", at);
+		fail("WRITE from the dma-buf: byte %ld wrong", at);
 	ibv_dereg_mr(md);
 	ibv_dereg_mr(mp);
 	dbuf_free(&b);
@@ -335,14 +384,14 @@ static void case_atomic(void)
 				MR_IOVA + 512, md->rkey, 2, 0),
 	       IBV_WC_SUCCESS, "FETCH_ADD");
 	if (!sibt_case_failed() && (res[0] != 40 || *tgt != 42))
-		sibt_fail("FETCH_ADD: got %llu, buffer %llu (40, 42)",
+		fail("FETCH_ADD: got %llu, buffer %llu (40, 42)",
 			  (unsigned long long)res[0],
 			  (unsigned long long)*tgt);
 	expect(sibt_pair_atomic(&P, IBV_WR_ATOMIC_CMP_AND_SWP, res, mr->lkey,
 				MR_IOVA + 512, md->rkey, 42, 7),
 	       IBV_WC_SUCCESS, "CMP_SWAP");
 	if (!sibt_case_failed() && (res[0] != 42 || *tgt != 7))
-		sibt_fail("CMP_SWAP: got %llu, buffer %llu (42, 7)",
+		fail("CMP_SWAP: got %llu, buffer %llu (42, 7)",
 			  (unsigned long long)res[0],
 			  (unsigned long long)*tgt);
 	ibv_dereg_mr(md);
@@ -366,10 +415,10 @@ static void case_in_page(void)
 	       "WRITE at iova + 1000");
 	if (!sibt_case_failed() &&
 	    (at = sibt_bad_byte(b.map + MR_OFF + 1000, 8192, 7)) >= 0)
-		sibt_fail("byte %ld not at the buffer's offset %d", at,
+		fail("byte %ld not at the buffer's offset %d", at,
 			  MR_OFF + 1000);
 	if (!sibt_case_failed() && !zero(b.map, 0, MR_OFF + 1000))
-		sibt_fail("bytes before the buffer's offset %d changed",
+		fail("bytes before the buffer's offset %d changed",
 			  MR_OFF + 1000);
 	ibv_dereg_mr(md);
 	ibv_dereg_mr(ms);
@@ -395,7 +444,7 @@ static void case_bounds(void)
 	       IBV_WC_REM_ACCESS_ERR, "READ before the MR's start");
 	pair_new();
 	if (!sibt_case_failed() && !zero(b.map, 0, BUF_LEN))
-		sibt_fail("a refused access changed the buffer");
+		fail("a refused access changed the buffer");
 	ibv_dereg_mr(md);
 	ibv_dereg_mr(ms);
 	dbuf_free(&b);
@@ -407,22 +456,17 @@ static void case_fd_closed(void)
 	struct dbuf b;
 	unsigned char *src = zalloc(MR_LEN), *back = zalloc(MR_LEN);
 	struct ibv_mr *ms = reg(src, MR_LEN), *mb = reg(back, MR_LEN), *md;
-	struct drm_prime_handle_arg h = { .flags = O_RDWR | O_CLOEXEC };
-	struct drm_gem_close_arg gc;
 	unsigned char *map;
+	int fd2;
 	long at;
 
 	dbuf_new(&b);
 	md = dreg(&b, MR_OFF, MR_LEN, MR_IOVA, RW);
-	/* keep a second reference only to look at the bytes afterwards */
-	h.handle = b.handle;
-	if (ioctl(drm, DRM_IOC_PRIME_TO_FD, &h))
-		die("vgem: export again failed");
-	munmap(b.map, BUF_LEN);
-	close(b.fd);
-	gc.handle = b.handle;
-	gc.pad = 0;
-	ioctl(drm, DRM_IOC_GEM_CLOSE, &gc);
+	/* a second reference, only to look at the bytes afterwards */
+	fd2 = dbuf_second_fd(&b);
+	if (fd2 < 0)
+		die("a second fd of the dma-buf failed");
+	dbuf_free(&b);
 	sibt_pattern(src, MR_LEN, 8);
 	expect(sibt_pair_rdma(&P, IBV_WR_RDMA_WRITE, src, MR_LEN, ms->lkey,
 			      MR_IOVA, md->rkey), IBV_WC_SUCCESS,
@@ -431,16 +475,16 @@ static void case_fd_closed(void)
 			      MR_IOVA, md->rkey), IBV_WC_SUCCESS,
 	       "READ after close");
 	if (!sibt_case_failed() && (at = sibt_bad_byte(back, MR_LEN, 8)) >= 0)
-		sibt_fail("READ after close: byte %ld wrong", at);
-	map = mmap(NULL, BUF_LEN, PROT_READ, MAP_SHARED, h.fd, 0);
+		fail("READ after close: byte %ld wrong", at);
+	map = mmap(NULL, BUF_LEN, PROT_READ, MAP_SHARED, fd2, 0);
 	if (map == MAP_FAILED)
 		die("mmap of the re-exported dma-buf failed");
 	if (!sibt_case_failed() &&
 	    (at = sibt_bad_byte(map + MR_OFF, MR_LEN, 8)) >= 0)
-		sibt_fail("the buffer's byte %ld is not what was written", at);
+		fail("the buffer's byte %ld is not what was written", at);
 	ibv_dereg_mr(md);
 	munmap(map, BUF_LEN);
-	close(h.fd);
+	close(fd2);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(mb);
 	free(src);
@@ -456,13 +500,13 @@ static void refused(uint64_t off, size_t len, int fd, int access, int want,
 	errno = 0;
 	mr = ibv_reg_dmabuf_mr(pd, off, len, MR_IOVA, fd, access);
 	if (mr) {
-		sibt_fail("%s: registered", what);
+		fail("%s: registered", what);
 		ibv_dereg_mr(mr);
 	} else if (want && errno != want) {
-		sibt_fail("%s: errno %d (%s), not %s", what, errno,
+		fail("%s: errno %d (%s), not %s", what, errno,
 			  strerror(errno), strerror(want));
 	} else if (!errno) {
-		sibt_fail("%s: failed without an errno", what);
+		fail("%s: failed without an errno", what);
 	}
 }
 
@@ -482,7 +526,7 @@ static void case_bad_input(void)
 	errno = 0;
 	if (ibv_reg_dmabuf_mr(pd, 0, 4096, MR_IOVA + 8, b.fd, RW) ||
 	    errno != EINVAL)
-		sibt_fail("iova 8 bytes into a page, offset 0: %s",
+		fail("iova 8 bytes into a page, offset 0: %s",
 			  errno ? strerror(errno) : "registered");
 	refused(0, 4096, b.fd, RW | IBV_ACCESS_ON_DEMAND, EINVAL, "ON_DEMAND");
 	refused(0, 4096, b.fd, RW | IBV_ACCESS_ZERO_BASED, EINVAL,
@@ -504,6 +548,28 @@ static void (*const funcs[])(void) = {
 	case_bounds, case_fd_closed, case_bad_input,
 };
 
+/* each selected case on each exporter found, then its one report */
+static void run_cases(const bool *only)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < SIBT_ARRAY_SIZE(names); i++)
+		any |= only[i];
+	for (i = 0; i < SIBT_ARRAY_SIZE(names); i++) {
+		if (any && !only[i])
+			continue;
+		exporter = VGEM;
+		funcs[i]();
+		if (heap >= 0 && !sibt_case_failed()) {
+			exporter = HEAP;
+			funcs[i]();
+		}
+		sibt_ok_detail("%s", heap >= 0 ? "vgem, system heap" : "vgem");
+		sibt_report("dmabuf_", names[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	bool only[SIBT_ARRAY_SIZE(names)];
@@ -519,16 +585,19 @@ int main(int argc, char **argv)
 		errno = ENODEV;
 		die("no vgem DRM node under /dev/dri (modprobe vgem)");
 	}
+	heap = open("/dev/dma_heap/system", O_RDWR | O_CLOEXEC);
 	ctx = sibt_open(devname);
 	if (!ctx)
 		die("cannot open the device");
 	if (sibt_pair_setup(&P, ctx, &what))
 		die(what);
 	pd = P.pd;
-	sibt_run_cases("dmabuf_", names, funcs, SIBT_ARRAY_SIZE(names), only);
+	run_cases(only);
 	sibt_pair_free(&P);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	close(drm);
+	if (heap >= 0)
+		close(heap);
 	return sibt_any_failed();
 }

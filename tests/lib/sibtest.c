@@ -232,8 +232,17 @@ int sibt_case_index(const char *const *names, size_t n, const char *name)
 	return -1;
 }
 
-static char case_why[256];
+static char case_why[256], case_ok[256];
 static int any_failed;
+
+void sibt_ok_detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(case_ok, sizeof(case_ok), fmt, ap);
+	va_end(ap);
+}
 
 void sibt_fail(const char *fmt, ...)
 {
@@ -256,11 +265,12 @@ int sibt_case_failed(void)
 void sibt_report(const char *prefix, const char *name)
 {
 	printf("CASE %s%s %s %s\n", prefix, name, case_why[0] ? "FAIL" : "ok",
-	       case_why);
+	       case_why[0] ? case_why : case_ok);
 	fflush(stdout);
 	if (case_why[0])
 		any_failed = 1;
 	case_why[0] = 0;
+	case_ok[0] = 0;
 }
 
 int sibt_any_failed(void)

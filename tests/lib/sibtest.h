@@ -104,10 +104,13 @@ int sibt_case_index(const char *const *names, size_t n, const char *name);
  * Case results. A case calls sibt_fail() for what went wrong (the first
  * call of a case is kept: it tells most) and ends with sibt_report(),
  * which prints "CASE <prefix><name> ok|FAIL <reason>" and starts the next
- * case clean. sibt_case_failed(): whether the running case failed so far;
+ * case clean (an ok prints what sibt_ok_detail() set, if anything).
+ * sibt_case_failed(): whether the running case failed so far;
  * sibt_any_failed(): whether any reported case failed.
  */
 void sibt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the detail an ok of the running case prints (the last call counts) */
+void sibt_ok_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int sibt_case_failed(void);
 void sibt_report(const char *prefix, const char *name);
 int sibt_any_failed(void);

@@ -24,7 +24,8 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
                   result per case (first touch, madvise DONTNEED, munmap, fork, atomics,
                   SEND/receive, implicit MR, its R_Key on unmapped and kernel addresses, a
                   DONTNEED storm under traffic, advise_mr)
-  loop_dmabuf_*   tests/dmabuf/sib-dmabuf: MRs on dma-bufs that vgem exports (modprobe vgem),
+  loop_dmabuf_*   tests/dmabuf/sib-dmabuf: MRs on dma-bufs that vgem exports (modprobe vgem)
+                  and the system dma-buf heap where the kernel has one (6.12),
                   one result per case (WRITE/READ, local SGEs, atomics, an MR inside a page, bounds,
                   the fd closed after registration, bad input); not with --no-dmabuf (a
                   kernel without vgem: the caller reports them skipped)
