@@ -769,8 +769,7 @@ int sib_mr_copy(struct sib_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 			memcpy(buf, va, len);
 		return 0;
 	}
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len)
+	if (!sib_mr_in_range(mr, iova, len))
 		return -EFAULT;
 	if (sib_mr_is_odp(mr)) {
 		struct sib_buf_io io = { .buf = buf, .to_mr = to_mr };
@@ -1219,8 +1218,7 @@ static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 		       sib_odp_walk(mr, iova, len, true, sib_odp_from_skb, io) :
 		       -EOPNOTSUPP;
 	if (mr->type == SIB_MR_DMABUF) {
-		if (iova < mr->iova || len > mr->length ||
-		    iova - mr->iova > mr->length - len)
+		if (!sib_mr_in_range(mr, iova, len))
 			return -EFAULT;
 		/* a kernel VA: copied from, never lent (sib_page_to_frag) */
 		return fn(io, NULL, mr->kva + (iova - mr->iova), 0, len);
@@ -1228,8 +1226,7 @@ static int sib_mr_walk(struct sib_mr *mr, u64 iova, u32 len,
 	if (!sib_mr_has_pages(mr) || !mr->pages)
 		return fn == sib_page_from_skb ?
 		       sib_mr_bounce_from_skb(mr, iova, len, io) : -EOPNOTSUPP;
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len)
+	if (!sib_mr_in_range(mr, iova, len))
 		return -EFAULT;
 	off = iova - mr->iova + mr->page_off;
 	while (len) {

@@ -23,20 +23,6 @@ static inline bool sib_mr_has_pages(const struct sib_mr *mr)
 {
 	return mr->type == SIB_MR_USER || mr->type == SIB_MR_DM;
 }
-/**
- * sib_mr_in_range() - [@va, @va + @len) lies inside the MR's addresses
- * @mr: MR (its iova and length are stable while it is referenced)
- * @va: first address (untrusted)
- * @len: bytes
- *
- * A DMA MR spans every address. Context: any.
- */
-static inline bool sib_mr_in_range(const struct sib_mr *mr, u64 va, u64 len)
-{
-	return va >= mr->iova && len <= mr->length &&
-	       va - mr->iova <= mr->length - len;
-}
-
 struct ib_mr *sib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);

@@ -284,8 +284,7 @@ static int sib_odp_range(struct sib_mr *mr, u64 iova, u32 len, u64 need,
 
 	if (!len)
 		return 0;
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len)
+	if (!sib_mr_in_range(mr, iova, len))
 		return -EFAULT;
 	va = mr->odp->umem.address + (iova - mr->iova);
 	if (va + len < va)

@@ -437,14 +437,9 @@ static enum sib_resp_res sib_resp_read(struct sib_qp *qp, struct sk_buff *skb,
 			return SIB_RESP_NAK_ACC;
 		mr = sib_rkey_get(qp, sib_resp_pd(qp), rkey,
 				  IB_ACCESS_REMOTE_READ, va, len);
+		/* sib_rkey_get() checked the whole range */
 		if (!mr)
 			return SIB_RESP_NAK_ACC;
-		if (sib_mr_has_pages(mr) &&
-		    (va < mr->iova || len > mr->length ||
-		     va - mr->iova > mr->length - len)) {
-			sib_mr_put(mr);
-			return SIB_RESP_NAK_ACC;
-		}
 		sib_mr_put(mr);
 	}
 	op = &rs->rdq[rs->rd_head % SIB_RDQ_SIZE];

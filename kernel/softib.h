@@ -223,6 +223,20 @@ struct sib_mr {
 	struct rcu_head rcu;		/* freed after a grace period: hints */
 };
 
+/**
+ * sib_mr_in_range() - [@va, @va + @len) lies inside the MR's addresses
+ * @mr: MR (its iova and length are stable while it is referenced)
+ * @va: first address (untrusted)
+ * @len: bytes
+ *
+ * A DMA MR spans every address. Context: any.
+ */
+static inline bool sib_mr_in_range(const struct sib_mr *mr, u64 va, u64 len)
+{
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
+}
+
 /*
  * struct sib_mr_cache - MRs one round of a QP's engines looked up
  * @mr: referenced MRs (or NULL), dropped when the round ends (task.c,

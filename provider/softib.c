@@ -19,6 +19,17 @@ static const struct verbs_match_ent sib_match_table[] = {
 	{},
 };
 
+/* the end of a registration: the MR, or NULL with errno @ret */
+static struct ibv_mr *sib_mr_done(struct verbs_mr *vmr, int ret)
+{
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access)
 {
@@ -34,12 +45,7 @@ static struct ibv_mr *sib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	}
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	return &vmr->ibv_mr;
+	return sib_mr_done(vmr, ret);
 }
 
 /* ibv_reg_dmabuf_mr: an MR on bytes of a dma-buf; the kernel checks the fd */
@@ -56,12 +62,7 @@ static struct ibv_mr *sib_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 		return NULL;
 	}
 	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr);
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	return &vmr->ibv_mr;
+	return sib_mr_done(vmr, ret);
 }
 
 /* ibv_advise_mr: prefetch ODP memory; the kernel checks everything */

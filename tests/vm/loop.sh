@@ -126,20 +126,29 @@ for p in "${PAIRS[@]}"; do
 	esac
 done
 
+# program_results NAME RC CASE...: a result loop_NAME_CASE per case from the "CASE NAME_CASE
+# ok|FAIL detail" lines of the program's output OUT/NAME (it exited with RC); a case without
+# a line fails with the output's last line
+program_results() {
+	local name=$1 rc=$2 c line st detail; shift 2
+	for c in "$@"; do
+		line=$(grep "^CASE ${name}_$c " "$OUT/$name" || true)
+		st="" detail=""
+		read -r _ _ st detail <<<"$line" || true
+		if [[ $st == ok ]]; then
+			result "loop_${name}_$c" ok "$detail"
+		else
+			result "loop_${name}_$c" FAIL "${detail:-no result (exit $rc: $(tail -1 "$OUT/$name"))}"
+		fi
+	done
+}
+
 # sib-odp: one process, two QPs, ODP MRs
 f0=$(cnt odp_page_faults)
 rc=0; timeout -s KILL "$TMO" "$ODP" -d "$DEV" >"$OUT/odp" 2>&1 || rc=$?
 cat "$OUT/odp"
 f=$(($(cnt odp_page_faults) - f0))
-for c in "${ODP_CASES[@]}"; do
-	line=$(grep "^CASE odp_$c " "$OUT/odp" || true)
-	read -r _ _ st detail <<<"$line" || true
-	if [[ ${st:-} == ok ]]; then
-		result "loop_odp_$c" ok "${detail:-}"
-	else
-		result "loop_odp_$c" FAIL "${detail:-no result (exit $rc)}"
-	fi
-done
+program_results odp "$rc" "${ODP_CASES[@]}"
 echo "loop: sib-odp exit $rc, odp_page_faults +$f"
 
 # sib-dmabuf: one process, two QPs, MRs on vgem's dma-bufs
@@ -151,16 +160,7 @@ if ((DMABUF)); then
 		echo "modprobe vgem failed: $(head -1 "$OUT/vgem")" >"$OUT/dmabuf"; rc=2
 	fi
 	cat "$OUT/dmabuf"
-	for c in "${DMABUF_CASES[@]}"; do
-		line=$(grep "^CASE dmabuf_$c " "$OUT/dmabuf" || true)
-		st="" detail=""
-		read -r _ _ st detail <<<"$line" || true
-		if [[ ${st:-} == ok ]]; then
-			result "loop_dmabuf_$c" ok "${detail:-}"
-		else
-			result "loop_dmabuf_$c" FAIL "${detail:-no result (exit $rc: $(tail -1 "$OUT/dmabuf"))}"
-		fi
-	done
+	program_results dmabuf "$rc" "${DMABUF_CASES[@]}"
 	echo "loop: sib-dmabuf exit $rc"
 fi
 
