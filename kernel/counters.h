@@ -94,7 +94,11 @@
 	X(IB_VL15_DROPPED,	"vl15_dropped")		\
 	X(IB_MKEY_VIOLATIONS,	"mkey_violations")	\
 	X(IB_XMIT_BYTES,	"ib_sent_bytes")	\
-	X(IB_RCV_BYTES,		"ib_rcvd_bytes")
+	X(IB_RCV_BYTES,		"ib_rcvd_bytes")	\
+	X(RAW_SENT,		"raw_frames_sent")	\
+	X(RAW_RCVD,		"raw_frames_rcvd")	\
+	X(RAW_NO_RWQE,		"raw_no_recv_wqe")	\
+	X(RAW_DROPPED,		"raw_frames_dropped")
 
 #define SIB_CNT_ENUM(id, name) SIB_CNT_##id,
 enum sib_counter {

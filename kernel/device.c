@@ -50,6 +50,8 @@
 #include "mcast.h"
 #include "doorbell.h"
 #include "dm.h"
+#include "raw.h"
+#include "rss.h"
 #include "ib.h"
 #include <rdma/uverbs_named_ioctl.h>
 #include <rdma/uverbs_std_types.h>
@@ -154,6 +156,15 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_total_mcast_qp_attach = SIB_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->timestamp_mask = SIB_TIMESTAMP_MASK;
 	a->max_dm_size = SIB_MAX_DM_SIZE;
+	/* raw packet QPs (raw.c) and RSS over receive WQs (rss.c) */
+	if (!sib_is_ib(to_sib_dev(ibdev))) {
+		a->max_raw_ethy_qp = lim->max_obj[SIB_OBJ_QP];
+		a->max_wq_type_rq = lim->max_obj[SIB_OBJ_QP];
+		a->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+		a->rss_caps.max_rwq_indirection_tables = lim->max_obj[SIB_OBJ_QP];
+		a->rss_caps.max_rwq_indirection_table_size =
+			BIT(SIB_MAX_RWQ_IND_LOG);
+	}
 	return 0;
 }
 
@@ -462,8 +473,11 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(attach_mcast),
 	SIB_VERB(create_ah),
 	SIB_VERB(create_cq),
+	SIB_VERB(create_flow),
 	SIB_VERB(create_qp),
+	SIB_VERB(create_rwq_ind_table),
 	SIB_VERB(create_srq),
+	SIB_VERB(create_wq),
 	.create_user_ah = sib_create_ah,
 	SIB_VERB(dealloc_dm),
 	SIB_VERB(dealloc_driver),
@@ -474,8 +488,11 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(dereg_mr),
 	SIB_VERB(destroy_ah),
 	SIB_VERB(destroy_cq),
+	SIB_VERB(destroy_flow),
 	SIB_VERB(destroy_qp),
+	SIB_VERB(destroy_rwq_ind_table),
 	SIB_VERB(destroy_srq),
+	SIB_VERB(destroy_wq),
 	SIB_VERB(detach_mcast),
 	SIB_VERB(disassociate_ucontext),
 	SIB_VERB(fill_res_qp_entry),
@@ -491,6 +508,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_VERB(mmap_free),
 	SIB_VERB(modify_qp),
 	SIB_VERB(modify_srq),
+	SIB_VERB(modify_wq),
 	SIB_VERB(poll_cq),
 	SIB_VERB(post_recv),
 	SIB_VERB(post_send),
@@ -518,6 +536,7 @@ static const struct ib_device_ops sib_dev_ops = {
 	SIB_OBJ_SIZE(srq, sib_srq, ibsrq),
 	SIB_OBJ_SIZE(xrcd, sib_xrcd, ibxrcd),
 	SIB_OBJ_SIZE(mw, sib_mw, ibmw),
+	SIB_OBJ_SIZE(rwq_ind_table, sib_rwq_ind_table, ibtbl),
 };
 
 /* the IB link layer port: ibport.c's functions behind the ops */
@@ -562,6 +581,7 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev, bool ib)
 	sib_limits_get(&dev->lim);
 	spin_lock_init(&dev->port_lock);
 	sib_mcast_init(dev);
+	sib_raw_dev_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);

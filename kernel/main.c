@@ -16,6 +16,7 @@
 #include "net.h"
 #include "netlink.h"
 #include "ib.h"
+#include "raw.h"
 
 struct workqueue_struct *sib_wq;
 
@@ -71,6 +72,7 @@ static int sib_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		sib_raw_netdev_gone(to_sib_dev(ibdev));
 		ib_unregister_device_queued(ibdev);
 		break;
 	case NETDEV_UP:

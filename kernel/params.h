@@ -22,6 +22,8 @@
 #define SIB_MAX_QP		65536		/* parameter; QP1 included */
 #define SIB_MAX_QP_WR		16384		/* parameter; WRs per queue */
 #define SIB_MAX_SGE		32
+/* RSS: WQs an indirection table lists at most, log2 */
+#define SIB_MAX_RWQ_IND_LOG	8
 #define SIB_MAX_SGE_RD		32
 #define SIB_MAX_INLINE_DATA	512
 #define SIB_MAX_CQ		16384		/* parameter */

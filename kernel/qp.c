@@ -19,6 +19,7 @@
 #include <rdma/restrack.h>
 
 #include "qp.h"
+#include "rss.h"
 #include "qpcore.h"
 #include "sched.h"
 #include "psn.h"
@@ -74,7 +75,7 @@ static int sib_qp_check_cap(struct sib_dev *dev, struct ib_qp_init_attr *init)
 	 * Without an RQ of its own the receive caps mean nothing and are
 	 * ignored, whatever they say (ibv_create_qp(3)); they read back as 0.
 	 */
-	if (!sib_qp_has_rq(init)) {
+	if (!sib_qp_has_rq(init) || init->rwq_ind_tbl) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
@@ -85,6 +86,22 @@ static int sib_qp_check_cap(struct sib_dev *dev, struct ib_qp_init_attr *init)
 	    cap->max_inline_data > SIB_MAX_INLINE_DATA)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The driver data of create_qp (struct sib_create_qp_cmd): a shorter one
+ * is zero-extended, a longer one must be zero past ours.
+ */
+static int sib_qp_copy_cmd(struct ib_udata *udata,
+			   struct sib_create_qp_cmd *cmd)
+{
+	if (!udata || !udata->inlen)
+		return 0;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EINVAL;
+	return ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
 }
 
 static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
@@ -121,7 +138,8 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 		if (err)
 			return err;
 	}
-	if (!udata)
+	/* an RSS QP sends nothing: no SQ ring */
+	if (!udata || init->rwq_ind_tbl)
 		return 0;
 	err = sib_ring_alloc(&qp->sq.ring, sq_num,
 			     roundup_pow_of_two(SIB_SEND_WQE_HDR_SIZE + slot));
@@ -180,7 +198,8 @@ static int sib_qp_alloc_qpn(struct sib_dev *dev, struct sib_qp *qp,
 
 /**
  * sib_create_qp() - ib_device_ops.create_qp: RC, UC, UD, GSI, XRC_INI, XRC_TGT,
- *		     and SMI (QP0) on an InfiniBand device
+ *		     SMI (QP0) on an InfiniBand device, RAW_PACKET on a RoCE
+ *		     one (ib_uverbs checks CAP_NET_RAW; raw.c)
  * @ibqp: core-allocated QP
  * @init: attributes; caps are rounded up and written back
  * @udata: user data or NULL; answers struct sib_create_qp_resp
@@ -194,18 +213,22 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sib_dev *dev = to_sib_dev(ibqp->device);
 	struct sib_qp *qp = to_sib_qp(ibqp);
 	struct sib_create_qp_resp resp = {};
+	struct sib_create_qp_cmd cmd = {};
 	int err;
 
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
 	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
 	    init->qp_type != IB_QPT_XRC_INI && init->qp_type != IB_QPT_XRC_TGT &&
-	    !(init->qp_type == IB_QPT_SMI && sib_is_ib(dev)))
+	    !(init->qp_type == IB_QPT_SMI && sib_is_ib(dev)) &&
+	    !(init->qp_type == IB_QPT_RAW_PACKET && !sib_is_ib(dev)))
 		return -EOPNOTSUPP;
-	if (init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
 		return -EINVAL;
-	if (init->qp_type == IB_QPT_XRC_TGT) {
+	if (init->rwq_ind_tbl) {
+		/* RSS: receive only, into the table's WQs and their CQs */
+	} else if (init->qp_type == IB_QPT_XRC_TGT) {
 		/* receive side only; its SRQs and CQs come with each packet */
 		if (!init->xrcd || init->srq)
 			return -EINVAL;
@@ -216,8 +239,11 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sib_qp_check_cap(dev, init);
 	if (err)
 		return err;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	err = sib_qp_copy_cmd(udata, &cmd);
+	if (err)
+		return err;
+	/* the hash belongs to RSS QPs only */
+	if (!init->rwq_ind_tbl && memchr_inv(&cmd, 0, sizeof(cmd)))
 		return -EINVAL;
 	err = sib_obj_take(dev, SIB_OBJ_QP);
 	if (err)
@@ -249,7 +275,10 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->src_port = 0xc000 | (hash_32(ibqp->qp_num, 14) & 0x3fff);
 	qp->xmit_cpu = cpumask_local_spread(ibqp->qp_num % num_online_cpus(),
 					    NUMA_NO_NODE);
-	err = sib_qp_alloc_queues(qp, init, udata, &resp);
+	if (init->rwq_ind_tbl)
+		err = sib_rss_qp_setup(qp, init, &cmd);
+	if (!err)
+		err = sib_qp_alloc_queues(qp, init, udata, &resp);
 	if (err)
 		goto err_queues;
 	init->cap.max_send_wr = qp->sq.num;
@@ -275,6 +304,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_queues:
 	sib_db_qp_del(qp);
 	sib_qp_free_queues(qp);
+	kfree(qp->rss);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 err_cnt:
 	sib_obj_release(dev, SIB_OBJ_QP);
@@ -569,6 +599,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
+	kfree(qp->rss);
 	sib_obj_release(dev, SIB_OBJ_QP);
 	return 0;
 }

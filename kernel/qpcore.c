@@ -174,6 +174,9 @@ bool sib_opcode_ok(struct sib_qp *qp, u8 op)
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
 		       op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+	/* a raw packet QP's WQE is one frame: nothing to carry an immediate */
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return op == IB_WR_SEND;
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
 }
 
@@ -247,7 +250,7 @@ void sib_sq_fetch(struct sib_qp *qp)
 	u32 prod, n, room, kprod;
 	bool bad = false;
 
-	if (!qp->is_user)
+	if (!sib_sq_user(qp))
 		return;
 	/*
 	 * Nothing published since the last fetch: no lock. A WQE published

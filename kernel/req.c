@@ -18,6 +18,7 @@
 #include "timers.h"
 #include "cc.h"
 #include "lrh.h"
+#include "raw.h"
 
 enum sib_req_step {
 	SIB_REQ_SENT,		/* one packet went out */
@@ -204,6 +205,19 @@ static enum sib_req_step sib_req_ud(struct sib_qp *qp, struct sib_swqe *sw)
 	sib_pkt_xmit(qp, &sw->av, skb);
 	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
 next:
+	qp->sq.req++;
+	WRITE_ONCE(qp->sq.comp, qp->sq.req);
+	return SIB_REQ_SENT;
+}
+
+/* a raw packet QP's frame (raw.c); it completes once on its way */
+static enum sib_req_step sib_req_raw(struct sib_qp *qp, struct sib_swqe *sw)
+{
+	int status = sib_raw_xmit(qp, sw);
+
+	if (status < 0)
+		return SIB_REQ_IDLE;
+	sib_qp_send_cqe(qp, sw, status);
 	qp->sq.req++;
 	WRITE_ONCE(qp->sq.comp, qp->sq.req);
 	return SIB_REQ_SENT;
@@ -552,6 +566,8 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
 	}
 	if (sib_qp_is_ud(qp))
 		return sib_req_ud(qp, sw);
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return sib_req_raw(qp, sw);
 	return sib_req_rc(qp, sw);
 }
 

@@ -84,6 +84,12 @@ struct sib_dev {
 	atomic_t num_xrcd;
 	u32 cc[SIB_CC_NUM_PARAMS];	/* cc.c: congestion control parameters */
 	struct sib_ib_port *ib;		/* ib.h: the IB port, NULL on RoCE */
+	/* raw.c: flow steering rules; changed under RTNL, read under RCU */
+	struct list_head flows;		/* struct sib_flow, by priority */
+	u32 num_flows;			/* RTNL */
+	bool flow_rx;			/* raw.c's rx_handler is on ndev, RTNL */
+	bool flow_gone;			/* ndev unregistered, RTNL */
+	atomic_t next_ind_tbl;		/* rss.c: indirection table numbers */
 };
 
 /**
@@ -600,6 +606,7 @@ struct sib_qp {
 	struct sib_ucontext *db_uc;	/* set while in db_uc->db_qps */
 	bool task_nested;		/* running inline for another QP */
 	struct sib_mr_cache mr_cache;	/* owned by the running round */
+	struct sib_rss *rss;		/* rss.h: an RSS QP's hash, else NULL */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
 	u8 linger_misses;		/* lingers in a row without a post */

@@ -44,6 +44,8 @@
 #include "comp.h"
 #include "timers.h"
 #include "mr.h"
+#include "raw.h"
+#include "rss.h"
 
 #define SIB_INLINE_ROUNDS	32
 #define SIB_WORK_ROUNDS		16
@@ -187,6 +189,14 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	u32 psn;
 	u8 syn;
 
+	/* an RSS QP: its WQs' states decide, it only places frames */
+	if (unlikely(qp->rss)) {
+		n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
+		while ((skb = __skb_dequeue(&batch)))
+			sib_rss_rcv(qp, skb);
+		*bulk = false;
+		return n >= SIB_WORK_BUDGET || !skb_queue_empty(&qp->rxq);
+	}
 	if (state == IB_QPS_RESET) {
 		sib_rxq_purge(qp);
 		return false;
@@ -204,6 +214,10 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 	if (test_and_clear_bit(SIB_QPF_CNP, &qp->flags))
 		sib_cc_rp_cnp(qp);
 	while ((skb = __skb_dequeue(&batch))) {
+		if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+			sib_raw_rcv(qp, skb);
+			continue;
+		}
 		if (unlikely(sib_pkt(skb)->ce))
 			sib_cc_np_ce(qp, skb);
 		if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_RESP) {

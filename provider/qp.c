@@ -174,6 +174,23 @@ static int sib_check_send_ops(struct ibv_context *ctx, uint64_t ops)
 	return cap == IBV_ATOMIC_NONE ? EOPNOTSUPP : 0;
 }
 
+/* An RSS QP's hash (IBV_QP_INIT_ATTR_RX_HASH) in the driver data. */
+static int sib_qp_rx_hash(const struct ibv_qp_init_attr_ex *attr,
+			  struct sib_create_qp_cmd *drv)
+{
+	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
+		return 0;
+	if (h->rx_hash_key_len != SIB_RX_HASH_KEY_LEN || !h->rx_hash_key)
+		return EINVAL;
+	drv->rx_hash_function = h->rx_hash_function;
+	drv->rx_hash_key_len = h->rx_hash_key_len;
+	drv->rx_hash_fields_mask = h->rx_hash_fields_mask;
+	memcpy(drv->rx_hash_key, h->rx_hash_key, SIB_RX_HASH_KEY_LEN);
+	return 0;
+}
+
 struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
@@ -181,7 +198,10 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 		struct ib_uverbs_ex_create_qp_resp ibv_resp;
 		struct sib_create_qp_resp drv;
 	} resp;
-	struct ibv_create_qp_ex cmd;
+	struct {
+		struct ibv_create_qp_ex ibv_cmd;
+		struct sib_create_qp_cmd drv;
+	} cmd;
 	struct sib_obj_mem mem;
 	struct sib_qp *qp;
 	int ret;
@@ -204,9 +224,12 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 	}
 	memset(&resp, 0, sizeof(resp));
 	memset(&cmd, 0, sizeof(cmd));
+	ret = sib_qp_rx_hash(attr, &cmd.drv);
+	if (ret)
+		goto err_free;
 	/* the ex2 command passes create_flags etc. on for the kernel to judge */
-	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 	ret = sib_qp_map(ctx, qp, &resp.drv, &attr->cap);

@@ -227,6 +227,35 @@ static int sib_destroy_ah(struct ibv_ah *ibah)
 	return ret;
 }
 
+/* steering rules of raw packet QPs: no driver data */
+static struct ibv_flow *sib_create_flow(struct ibv_qp *qp,
+					struct ibv_flow_attr *attr)
+{
+	struct ibv_flow *flow = calloc(1, sizeof(*flow));
+	int ret;
+
+	if (!flow) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_flow(qp, flow, attr, NULL, 0);
+	if (ret) {
+		free(flow);
+		errno = ret;
+		return NULL;
+	}
+	return flow;
+}
+
+static int sib_destroy_flow(struct ibv_flow *flow)
+{
+	int ret = ibv_cmd_destroy_flow(flow);
+
+	if (!ret)
+		free(flow);
+	return ret;
+}
+
 static void sib_free_context(struct ibv_context *ibctx)
 {
 	struct sib_context *ctx = to_sib_ctx(ibctx);
@@ -255,17 +284,23 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	SIB_CTX_OP(create_ah),
 	SIB_CTX_OP(create_cq),
 	SIB_CTX_OP(create_cq_ex),
+	SIB_CTX_OP(create_flow),
 	SIB_CTX_OP(create_qp),
 	SIB_CTX_OP(create_qp_ex),
+	SIB_CTX_OP(create_rwq_ind_table),
 	SIB_CTX_OP(create_srq),
 	SIB_CTX_OP(create_srq_ex),
+	SIB_CTX_OP(create_wq),
 	SIB_CTX_OP(dealloc_mw),
 	SIB_CTX_OP(dealloc_pd),
 	SIB_CTX_OP(dereg_mr),
 	SIB_CTX_OP(destroy_ah),
 	SIB_CTX_OP(destroy_cq),
+	SIB_CTX_OP(destroy_flow),
 	SIB_CTX_OP(destroy_qp),
+	SIB_CTX_OP(destroy_rwq_ind_table),
 	SIB_CTX_OP(destroy_srq),
+	SIB_CTX_OP(destroy_wq),
 	.detach_mcast = ibv_cmd_detach_mcast,
 	SIB_CTX_OP(free_context),
 	SIB_CTX_OP(free_dm),
@@ -275,6 +310,7 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	SIB_CTX_OP(import_pd),
 	SIB_CTX_OP(modify_qp),
 	SIB_CTX_OP(modify_srq),
+	SIB_CTX_OP(modify_wq),
 	SIB_CTX_OP(open_xrcd),
 	SIB_CTX_OP(poll_cq),
 	SIB_CTX_OP(post_recv),

@@ -237,6 +237,12 @@ struct sib_srq {
 	uint32_t srq_num;
 };
 
+/* a receive WQ of RSS: a receive ring like an SRQ's */
+struct sib_rwq {
+	struct ibv_wq wq;
+	struct sib_wq rq;
+};
+
 struct sib_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
@@ -570,5 +576,18 @@ int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 /** sib_get_srq_num() - the SRQ number the kernel assigned. */
 int sib_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+/** sib_create_wq() - ibv_create_wq verb: a receive WQ for RSS. */
+struct ibv_wq *sib_create_wq(struct ibv_context *ctx,
+			     struct ibv_wq_init_attr *attr);
+/** sib_modify_wq() - ibv_modify_wq verb: the WQ's state. */
+int sib_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+/** sib_destroy_wq() - destroy the WQ and unmap its ring. */
+int sib_destroy_wq(struct ibv_wq *wq);
+/** sib_create_rwq_ind_table() - ibv_create_rwq_ind_table verb. */
+struct ibv_rwq_ind_table *
+sib_create_rwq_ind_table(struct ibv_context *ctx,
+			 struct ibv_rwq_ind_table_init_attr *attr);
+/** sib_destroy_rwq_ind_table() - ibv_destroy_rwq_ind_table verb. */
+int sib_destroy_rwq_ind_table(struct ibv_rwq_ind_table *tbl);
 
 #endif /* SIB_PROVIDER_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libsoftib: shared receive queues (basic and XRC) and XRC domains. An
- * SRQ is a receive ring shared with the kernel, posted to without a system
- * call like a QP's receive queue (ring.c).
+ * libsoftib: shared receive queues (basic and XRC), XRC domains, and the
+ * receive WQs and indirection tables of RSS. An SRQ or a WQ is a receive
+ * ring shared with the kernel, posted to without a system call like a
+ * QP's receive queue (ring.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -207,4 +208,118 @@ int sib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 {
 	*srq_num = to_sib_srq(ibsrq)->srq_num;
 	return 0;
+}
+
+/* ---- receive WQs and indirection tables (RSS of raw packet QPs) ---- */
+
+static int sib_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	struct sib_rwq *rwq = (struct sib_rwq *)ibwq;
+	struct ibv_recv_wr *dummy;
+
+	if (!bad_wr)
+		bad_wr = &dummy;
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	return sib_post_recv_ring(&rwq->rq, wr, bad_wr);
+}
+
+struct ibv_wq *sib_create_wq(struct ibv_context *ctx,
+			     struct ibv_wq_init_attr *attr)
+{
+	struct {
+		struct ib_uverbs_ex_create_wq_resp ibv_resp;
+		struct sib_create_wq_resp drv;
+	} resp;
+	struct ibv_create_wq cmd;
+	struct sib_rwq *rwq;
+	int ret;
+
+	rwq = calloc(1, sizeof(*rwq));
+	if (!rwq || sib_wq_init(&rwq->rq)) {
+		free(rwq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_wq(ctx, attr, &rwq->wq, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sib_mmap_ring(ctx, &rwq->rq.ring, resp.drv.mmap_offset,
+			    resp.drv.mmap_size, resp.drv.num_entries,
+			    resp.drv.stride);
+	if (!ret && !rwq->rq.ring.buf)
+		ret = EPROTO;
+	if (ret) {
+		ibv_cmd_destroy_wq(&rwq->wq);
+		goto err_free;
+	}
+	rwq->rq.ring.limit = sib_min_u32(resp.drv.num_entries, attr->max_wr);
+	rwq->rq.ring.idx =
+		sib_load_acquire(&sib_ring_hdr(&rwq->rq.ring)->producer);
+	rwq->rq.max_sge = attr->max_sge;
+	rwq->wq.post_recv = sib_post_wq_recv;
+	return &rwq->wq;
+
+err_free:
+	pthread_spin_destroy(&rwq->rq.lock);
+	free(rwq);
+	errno = ret;
+	return NULL;
+}
+
+int sib_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
+{
+	struct ibv_modify_wq cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_wq(wq, attr, &cmd, sizeof(cmd));
+}
+
+int sib_destroy_wq(struct ibv_wq *wq)
+{
+	struct sib_rwq *rwq = (struct sib_rwq *)wq;
+	int ret = ibv_cmd_destroy_wq(wq);
+
+	if (ret)
+		return ret;
+	sib_munmap_ring(&rwq->rq.ring);
+	pthread_spin_destroy(&rwq->rq.lock);
+	free(rwq);
+	return 0;
+}
+
+struct ibv_rwq_ind_table *
+sib_create_rwq_ind_table(struct ibv_context *ctx,
+			 struct ibv_rwq_ind_table_init_attr *attr)
+{
+	struct ib_uverbs_ex_create_rwq_ind_table_resp resp;
+	struct ibv_rwq_ind_table *tbl = calloc(1, sizeof(*tbl));
+	int ret;
+
+	if (!tbl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_rwq_ind_table(ctx, attr, tbl, &resp, sizeof(resp));
+	if (ret) {
+		free(tbl);
+		errno = ret;
+		return NULL;
+	}
+	return tbl;
+}
+
+int sib_destroy_rwq_ind_table(struct ibv_rwq_ind_table *tbl)
+{
+	int ret = ibv_cmd_destroy_rwq_ind_table(tbl);
+
+	if (!ret)
+		free(tbl);
+	return ret;
 }

@@ -13,6 +13,10 @@ int sib_opcode_valid(enum ibv_qp_type qpt, enum ibv_wr_opcode opcode)
 {
 	switch (opcode) {
 	case IBV_WR_SEND:
+		/* a raw packet QP's WQE is one whole frame */
+		if (qpt == IBV_QPT_RAW_PACKET)
+			return 1;
+		/* fall through */
 	case IBV_WR_SEND_WITH_IMM:
 		return qpt == IBV_QPT_RC || qpt == IBV_QPT_UC ||
 		       qpt == IBV_QPT_UD || qpt == IBV_QPT_XRC_SEND;

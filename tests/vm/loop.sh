@@ -29,6 +29,11 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
                   one result per case (WRITE/READ, local SGEs, atomics, an MR inside a page, bounds,
                   the fd closed after registration, bad input); not with --no-dmabuf (a
                   kernel without vgem: the caller reports them skipped)
+  loop_raw_*      tests/raw/sib-raw-check: raw packet QPs, flow steering and RSS, one result
+                  per case (a group frame looped to another QP's rule, priorities, a rule
+                  taking ping's replies from the stack and DONT_TRAP sharing them, frames
+                  too short or too long, SEND_WITH_IMM, bad rules, bad WQs and RSS hashes,
+                  no CAP_NET_RAW)
 Exit status 0 iff all ok.
 USAGE
 }
@@ -49,6 +54,7 @@ TOOLS=$HERE/../../tools
 CHECK=$HERE/../loop/loop-check
 ODP=$HERE/../odp/sib-odp
 DMABUFT=$HERE/../dmabuf/sib-dmabuf
+RAWT=$HERE/../raw/sib-raw-check
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # the cases of loop-check (one process) and the two-process runs (pair below)
@@ -64,9 +70,11 @@ if ((DMABUF)); then
 	mapfile -t DMABUF_CASES < <("$DMABUFT" --list)
 	((${#DMABUF_CASES[@]})) || { echo "loop.sh: $DMABUFT --list listed nothing" >&2; exit 2; }
 fi
+mapfile -t RAW_CASES < <("$RAWT" --list)
+((${#RAW_CASES[@]})) || { echo "loop.sh: $RAWT --list listed nothing" >&2; exit 2; }
 PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
 cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}" "${ODP_CASES[@]/#/loop_odp_}" \
-	"${DMABUF_CASES[@]/#/loop_dmabuf_}"
+	"${DMABUF_CASES[@]/#/loop_dmabuf_}" "${RAW_CASES[@]/#/loop_raw_}"
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
 PORT=18700
 
@@ -163,6 +171,12 @@ if ((DMABUF)); then
 	program_results dmabuf "$rc" "${DMABUF_CASES[@]}"
 	echo "loop: sib-dmabuf exit $rc"
 fi
+
+# sib-raw-check: raw packet QPs, flows and RSS on DEV's netdev
+rc=0; timeout -s KILL "$TMO" "$RAWT" --dev "$DEV" >"$OUT/raw" 2>&1 || rc=$?
+cat "$OUT/raw"
+program_results raw "$rc" "${RAW_CASES[@]}"
+echo "loop: sib-raw-check exit $rc"
 
 rm -rf "$OUT"
 echo "loop: $nok/$((nok + nfail)) ok on $DEV"

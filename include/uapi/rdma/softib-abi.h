@@ -371,6 +371,40 @@ struct sib_create_srq_resp {
 	__u32 reserved;
 };
 
+/*
+ * Driver data of create_qp. Zero for every QP but one whose receives a
+ * receive WQ indirection table spreads (RSS, raw packet QPs only): then
+ * the hash that picks the table entry, as ibv_rx_hash_conf gives it.
+ */
+#define SIB_RX_HASH_FUNC_TOEPLITZ	1	/* IBV_RX_HASH_FUNC_TOEPLITZ */
+#define SIB_RX_HASH_KEY_LEN		40
+/* rx_hash_fields_mask bits: enum ibv_rx_hash_fields */
+#define SIB_RX_HASH_SRC_IPV4		(1ULL << 0)
+#define SIB_RX_HASH_DST_IPV4		(1ULL << 1)
+#define SIB_RX_HASH_SRC_IPV6		(1ULL << 2)
+#define SIB_RX_HASH_DST_IPV6		(1ULL << 3)
+#define SIB_RX_HASH_SRC_PORT_TCP	(1ULL << 4)
+#define SIB_RX_HASH_DST_PORT_TCP	(1ULL << 5)
+#define SIB_RX_HASH_SRC_PORT_UDP	(1ULL << 6)
+#define SIB_RX_HASH_DST_PORT_UDP	(1ULL << 7)
+#define SIB_RX_HASH_FIELDS_ALL		((1ULL << 8) - 1)
+
+struct sib_create_qp_cmd {
+	__aligned_u64 rx_hash_fields_mask;	/* SIB_RX_HASH_* */
+	__u8 rx_hash_function;			/* SIB_RX_HASH_FUNC_* */
+	__u8 rx_hash_key_len;			/* SIB_RX_HASH_KEY_LEN */
+	__u8 reserved[6];
+	__u8 rx_hash_key[SIB_RX_HASH_KEY_LEN];
+};
+
+/* create_wq (receive WQs of RSS): the WQ's receive ring, as an SRQ's */
+struct sib_create_wq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_entries;
+	__u32 stride;
+};
+
 struct sib_create_ah_resp {
 	__u32 ah_num;		/* put in sib_send_wqe.wr.ud.ah_num */
 	__u32 reserved;
