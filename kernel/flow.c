@@ -335,9 +335,9 @@ u32 sib_toeplitz(const u8 *key, u32 key_len, const u8 *data, u32 len)
 u32 sib_rss_hash(const struct sib_flow_key *k, u64 fields, const u8 *key,
 		 u32 key_len)
 {
+	bool tcp = k->l4 == IPPROTO_TCP, udp = k->l4 == IPPROTO_UDP;
 	u8 in[36];
 	u32 n = 0;
-	bool ports = false;
 
 	if (k->l3 == 4) {
 		if (fields & SIB_RX_HASH_SRC_IPV4) {
@@ -358,22 +358,14 @@ u32 sib_rss_hash(const struct sib_flow_key *k, u64 fields, const u8 *key,
 			n += 16;
 		}
 	}
-	if (k->l4 == IPPROTO_TCP)
-		ports = true;
-	if (ports && (fields & SIB_RX_HASH_SRC_PORT_TCP)) {
+	/* the port fields of the packet's own transport */
+	if ((tcp && (fields & SIB_RX_HASH_SRC_PORT_TCP)) ||
+	    (udp && (fields & SIB_RX_HASH_SRC_PORT_UDP))) {
 		memcpy(in + n, &k->sport, 2);
 		n += 2;
 	}
-	if (ports && (fields & SIB_RX_HASH_DST_PORT_TCP)) {
-		memcpy(in + n, &k->dport, 2);
-		n += 2;
-	}
-	ports = k->l4 == IPPROTO_UDP;
-	if (ports && (fields & SIB_RX_HASH_SRC_PORT_UDP)) {
-		memcpy(in + n, &k->sport, 2);
-		n += 2;
-	}
-	if (ports && (fields & SIB_RX_HASH_DST_PORT_UDP)) {
+	if ((tcp && (fields & SIB_RX_HASH_DST_PORT_TCP)) ||
+	    (udp && (fields & SIB_RX_HASH_DST_PORT_UDP))) {
 		memcpy(in + n, &k->dport, 2);
 		n += 2;
 	}

@@ -389,6 +389,35 @@ int sib_raw_xmit(struct sib_qp *qp, struct sib_swqe *sw)
 }
 
 /**
+ * sib_raw_place() - copy a frame into a receive WQE and describe it in a CQE
+ * @qp: the raw or RSS QP placing it (its MR cache)
+ * @pd: the receive WQE's PD
+ * @rw: the receive WQE
+ * @skb: the frame from its Ethernet header on
+ * @c: out: wr_id, opcode, byte_len and status (IB_WC_LOC_LEN_ERR when the
+ *     frame does not fit, IB_WC_LOC_PROT_ERR for an SGE that does not work)
+ *
+ * Context: the QP's run.
+ */
+void sib_raw_place(struct sib_qp *qp, struct ib_pd *pd,
+		   const struct sib_rwqe *rw, struct sk_buff *skb,
+		   struct sib_cqe *c)
+{
+	sib_cqe_clear(c);
+	c->wr_id = rw->wr_id;
+	c->opcode = IB_WC_RECV;
+	c->byte_len = skb->len;
+	if (rw->total_len < skb->len)
+		c->status = IB_WC_LOC_LEN_ERR;
+	else if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, pd, rw->sge,
+				  rw->num_sge, 0, skb, 0, skb->len))
+		c->status = IB_WC_LOC_PROT_ERR;
+	else
+		c->status = IB_WC_SUCCESS;
+	sib_counter_inc(qp->dev, SIB_CNT_RAW_RCVD);
+}
+
+/**
  * sib_raw_rcv() - place one steered frame in the QP's next receive WQE
  * @qp: raw packet QP
  * @skb: the frame from its Ethernet header on (consumed)
@@ -417,18 +446,7 @@ void sib_raw_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_counter_inc(qp->dev, SIB_CNT_RAW_NO_RWQE);
 		goto out;
 	}
-	sib_cqe_clear(&c);
-	c.wr_id = rw->wr_id;
-	c.opcode = IB_WC_RECV;
-	c.byte_len = skb->len;
-	if (rw->total_len < skb->len)
-		c.status = IB_WC_LOC_LEN_ERR;
-	else if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd,
-				  rw->sge, rw->num_sge, 0, skb, 0, skb->len))
-		c.status = IB_WC_LOC_PROT_ERR;
-	else
-		c.status = IB_WC_SUCCESS;
-	sib_counter_inc(qp->dev, SIB_CNT_RAW_RCVD);
+	sib_raw_place(qp, qp->ibqp.pd, rw, skb, &c);
 	sib_qp_recv_cqe(qp, &c, false);
 out:
 	kfree_skb(skb);

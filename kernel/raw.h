@@ -14,5 +14,8 @@ void sib_raw_dev_init(struct sib_dev *dev);
 void sib_raw_netdev_gone(struct sib_dev *dev);
 int sib_raw_xmit(struct sib_qp *qp, struct sib_swqe *sw);
 void sib_raw_rcv(struct sib_qp *qp, struct sk_buff *skb);
+void sib_raw_place(struct sib_qp *qp, struct ib_pd *pd,
+		   const struct sib_rwqe *rw, struct sk_buff *skb,
+		   struct sib_cqe *c);
 
 #endif /* SIB_RAW_H */

@@ -17,6 +17,7 @@
 #include "queue.h"
 #include "cq.h"
 #include "mr.h"
+#include "raw.h"
 
 #define SIB_MAX_WQ_SGE	SIB_MAX_SGE
 
@@ -301,20 +302,9 @@ void sib_rss_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_counter_inc(qp->dev, SIB_CNT_RAW_NO_RWQE);
 		goto out;
 	}
-	sib_cqe_clear(&c);
-	c.wr_id = rw->wr_id;
-	c.opcode = IB_WC_RECV;
-	c.byte_len = skb->len;
-	if (rw->total_len < skb->len)
-		c.status = IB_WC_LOC_LEN_ERR;
-	else if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, wq->ibwq.pd,
-				  rw->sge, rw->num_sge, 0, skb, 0, skb->len))
-		c.status = IB_WC_LOC_PROT_ERR;
-	else
-		c.status = IB_WC_SUCCESS;
+	sib_raw_place(qp, wq->ibwq.pd, rw, skb, &c);
 	c.qp_num = wq->ibwq.wq_num;
 	c.port_num = 1;
-	sib_counter_inc(qp->dev, SIB_CNT_RAW_RCVD);
 	sib_cq_post(wq->cq, &c, NULL, false);
 out:
 	kfree_skb(skb);
