@@ -20,7 +20,9 @@ ib_read_bw with rdma_rxe reading from softib, ud_pingpong, rc_pingpong_lossy (rc
 --chk both ways under netem on both hosts' eth1: loss 2% of all but ACKs, duplication 1% and
 reordering);
 softib-softib: rc_pingpong,
-ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6 (client>server: "sib" is host 1,
+ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6, raw_frames (N frames of 60..1514
+bytes from a raw packet QP on host 1 to one on host 2 that a flow rule on its address
+steers them to, tests/raw/sib-raw-pair; every frame checked) (client>server: "sib" is host 1,
 "peer" host 2).  Also "CHECK link PASS|FAIL" (eth1
 reaches the other host) and "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe).
 Every result is also appended to FILE as "RESULT twohosts_<name> ok|FAIL <detail>".
@@ -51,6 +53,8 @@ cells() { # "pair client>server fam program"
 	local p
 	for p in rc_pingpong ib_write_bw ud_pingpong; do echo "softib-softib sib>peer ipv4 $p"; done
 	echo "softib-softib sib>peer ipv6 rc_pingpong"
+	# raw Ethernet frames between the two hosts' raw packet QPs (tests/raw/sib-raw-pair)
+	echo "softib-softib sib>peer eth raw_frames"
 	echo "softib-rxe sib>peer ipv4 rc_pingpong"
 	echo "softib-rxe peer>sib ipv4 rc_pingpong"
 	echo "softib-rxe sib>peer ipv4 ib_write_bw"
@@ -145,6 +149,25 @@ run_cell() {
 		src=0; wait $lpid || src=$?
 	fi
 }
+# run_raw: host 2's receiver (a rule on its eth1 address) first, then host 1 sends ITERS raw
+# frames to it; sets why (empty when ok), detail, src crc sout cout
+run_raw() {
+	local mac=""
+	why="" detail="" src=99 crc=99 sout=$OUT/raw_frames.remote cout=$OUT/raw_frames.local
+	: >"$sout"
+	remote run "cat /sys/class/net/eth1/address"
+	wait_file "$DIR/rc.$rn" 30 && mac=$(head -1 "$DIR/out.$rn" 2>/dev/null)
+	[[ $mac =~ ^([0-9a-f]{2}:){5}[0-9a-f]{2}$ ]] || { why="host 2's eth1 address: ${mac:-none};"; return; }
+	remote "server:tcp:$PORT" "timeout -s KILL $TMO $HERE/../raw/sib-raw-pair --recv --dev $peerdev --count $ITERS --port $PORT"
+	wait_file "$DIR/ready.$rn" $TMO || { why="host 2: the receiver did not get ready;"; return; }
+	crc=0; timeout -s KILL "$TMO" "$HERE/../raw/sib-raw-pair" --send --dev sib1 --dst "$mac" \
+		--count "$ITERS" >"$cout" 2>&1 || crc=$?
+	wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
+	cp "$DIR/out.$rn" "$sout" 2>/dev/null
+	((crc == 0)) || why+=" sender exit $crc: $(tail -1 "$cout");"
+	((src == 0)) || why+=" receiver exit $src: $(tail -1 "$sout");"
+	detail=$(tail -1 "$sout")
+}
 judge() { # PROG ITERS BYTES: sets why (empty when ok) and detail
 	local prog=$1 it=$2 bytes=$3 f line b i bw
 	why="" detail=""
@@ -219,6 +242,7 @@ cell() { # PAIR CLIENT>SERVER FAM PROG
 			netem off ;;
 		ud_pingpong) bytes=$((1024 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
+		raw_frames) run_raw; break ;;
 		*) bytes=16384
 			run_cell "$d" "$fam" $prog "$prog" -s $bytes -n "$ITERS" -F --report_gbits ;;
 		esac
