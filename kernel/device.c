@@ -52,6 +52,7 @@
 #include "dm.h"
 #include "raw.h"
 #include "rss.h"
+#include "tm.h"
 #include "ib.h"
 #include <rdma/uverbs_named_ioctl.h>
 #include <rdma/uverbs_std_types.h>
@@ -156,6 +157,7 @@ static int sib_query_device(struct ib_device *ibdev, struct ib_device_attr *a,
 	a->max_total_mcast_qp_attach = SIB_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->timestamp_mask = SIB_TIMESTAMP_MASK;
 	a->max_dm_size = SIB_MAX_DM_SIZE;
+	sib_tm_caps(&a->tm_caps);
 	/* raw packet QPs (raw.c) and RSS over receive WQs (rss.c) */
 	if (!sib_is_ib(to_sib_dev(ibdev))) {
 		a->max_raw_ethy_qp = lim->max_obj[SIB_OBJ_QP];
@@ -300,6 +302,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(
 static const struct uapi_definition sib_dev_uapi_defs[] = {
 	UAPI_DEF_CHAIN(sib_uapi_defs),		/* doorbell.c */
 	UAPI_DEF_CHAIN(sib_dm_uapi_defs),
+	UAPI_DEF_CHAIN(sib_tm_uapi_defs),
 	UAPI_DEF_CHAIN(sib_pd_uapi_defs),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sib_query_context_attrs),
 	{},

@@ -20,6 +20,7 @@
 
 #include "qp.h"
 #include "rss.h"
+#include "tm.h"
 #include "qpcore.h"
 #include "sched.h"
 #include "psn.h"
@@ -112,7 +113,11 @@ static int sib_qp_alloc_queues(struct sib_qp *qp, struct ib_qp_init_attr *init,
 	u32 slot, sq_num, rq_num, rq_stride;
 	int err;
 
-	sq_num = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+	/* on a TM SRQ: room for the rendezvous READ and FIN (tm.c) */
+	if (init->srq && to_sib_srq(init->srq)->tm)
+		qp->sq.reserved = SIB_TM_QP_SLOTS;
+	sq_num = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1) +
+				    qp->sq.reserved);
 	rq_num = roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 1));
 	qp->sq.max_sge = max_t(u32, cap->max_send_sge, 1);
 	qp->sq.max_inline = cap->max_inline_data;
@@ -224,8 +229,13 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
+	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC &&
+	    init->srq->srq_type != IB_SRQT_TM)
 		return -EINVAL;
+	/* tag matching is for RC (IB_TM_CAP_RNDV_RC) */
+	if (init->srq && init->srq->srq_type == IB_SRQT_TM &&
+	    init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
 	if (init->rwq_ind_tbl) {
 		/* RSS: receive only, into the table's WQs and their CQs */
 	} else if (init->qp_type == IB_QPT_XRC_TGT) {
@@ -277,11 +287,13 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 					    NUMA_NO_NODE);
 	if (init->rwq_ind_tbl)
 		err = sib_rss_qp_setup(qp, init, &cmd);
+	else if (init->srq && to_sib_srq(init->srq)->tm)
+		err = sib_tm_qp_init(qp);
 	if (!err)
 		err = sib_qp_alloc_queues(qp, init, udata, &resp);
 	if (err)
 		goto err_queues;
-	init->cap.max_send_wr = qp->sq.num;
+	init->cap.max_send_wr = qp->sq.num - qp->sq.reserved;
 	init->cap.max_recv_wr = qp->rq.ring.num;
 	init->cap.max_send_sge = qp->sq.max_sge;
 	init->cap.max_recv_sge = qp->rq.max_sge;
@@ -305,6 +317,7 @@ err_queues:
 	sib_db_qp_del(qp);
 	sib_qp_free_queues(qp);
 	kfree(qp->rss);
+	sib_tm_qp_free(qp);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 err_cnt:
 	sib_obj_release(dev, SIB_OBJ_QP);
@@ -441,8 +454,10 @@ static void sib_qp_reset(struct sib_qp *qp)
 	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);
+	sib_tm_qp_reset(qp);
 	spin_lock_irq(&qp->sq.lock);
 	qp->sq.kprod = 0;
+	qp->sq.ucons = 0;
 	qp->sq.comp = 0;
 	qp->sq.req = 0;
 	if (qp->sq.ring.hdr) {
@@ -600,6 +615,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
 	kfree(qp->rss);
+	sib_tm_qp_free(qp);
 	sib_obj_release(dev, SIB_OBJ_QP);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <rdma/ib_cache.h>
 
 #include "qpcore.h"
+#include "tm.h"
 #include "psn.h"
 #include "queue.h"
 #include "ah.h"
@@ -247,7 +248,7 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
  */
 void sib_sq_fetch(struct sib_qp *qp)
 {
-	u32 prod, n, room, kprod;
+	u32 prod, n, room, kprod, ucons, used, limit;
 	bool bad = false;
 
 	if (!sib_sq_user(qp))
@@ -257,7 +258,7 @@ void sib_sq_fetch(struct sib_qp *qp)
 	 * from now on comes with a doorbell or is seen by the runner's
 	 * check before it stops (sib_sq_recheck()).
 	 */
-	if (READ_ONCE(qp->sq.ring.hdr->producer) == READ_ONCE(qp->sq.kprod))
+	if (READ_ONCE(qp->sq.ring.hdr->producer) == READ_ONCE(qp->sq.ucons))
 		return;
 	spin_lock_irq(&qp->sq.lock);
 	/*
@@ -271,22 +272,28 @@ void sib_sq_fetch(struct sib_qp *qp)
 		return;
 	}
 	kprod = qp->sq.kprod;
+	ucons = qp->sq.ucons;
 	prod = smp_load_acquire(&qp->sq.ring.hdr->producer);
-	n = prod - kprod;
+	n = prod - ucons;
 	if (n > qp->sq.ring.num) {
 		bad = true;
 		n = 0;
 	}
-	room = qp->sq.num - (kprod - READ_ONCE(qp->sq.comp));
+	/* the slots kept for the kernel's own WQEs are not the ring's */
+	used = kprod - READ_ONCE(qp->sq.comp);
+	limit = qp->sq.num - qp->sq.reserved;
+	room = used < limit ? limit - used : 0;
 	n = min(n, room);
 	while (n--) {
 		struct sib_swqe *sw = sib_swqe_at(qp, kprod);
 
-		sw->status = sib_sq_copy_user(qp, kprod, sw);
+		sw->status = sib_sq_copy_user(qp, ucons, sw);
 		kprod++;
+		ucons++;
 	}
+	qp->sq.ucons = ucons;
 	smp_store_release(&qp->sq.kprod, kprod);
-	smp_store_release(&qp->sq.ring.hdr->consumer, kprod);
+	smp_store_release(&qp->sq.ring.hdr->consumer, ucons);
 	spin_unlock_irq(&qp->sq.lock);
 	if (bad)
 		sib_qp_error(qp, IB_EVENT_QP_FATAL);
@@ -346,6 +353,11 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 {
 	struct sib_cqe c __uninitialized;
 
+	/* a rendezvous READ or FIN of tag matching: not the application's */
+	if (unlikely(sw->internal)) {
+		sib_tm_wqe_done(qp, sw, status);
+		return;
+	}
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(sw->wqe.send_flags & SIB_SEND_SIGNALED))
 		return;
@@ -444,8 +456,10 @@ void sib_qp_flush(struct sib_qp *qp)
 					IB_WC_WR_FLUSH_ERR);
 			WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
 		}
-	} while (qp->is_user && prod != smp_load_acquire(&qp->sq.ring.hdr->producer) &&
-		 smp_load_acquire(&qp->sq.ring.hdr->producer) - prod <= qp->sq.ring.num);
+	} while (sib_sq_user(qp) &&
+		 READ_ONCE(qp->sq.ucons) != smp_load_acquire(&qp->sq.ring.hdr->producer) &&
+		 smp_load_acquire(&qp->sq.ring.hdr->producer) - READ_ONCE(qp->sq.ucons) <=
+		 qp->sq.ring.num);
 	qp->sq.req = qp->sq.comp;
 	qp->req.off = 0;
 	qp->req.rd_inflight = 0;

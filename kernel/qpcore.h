@@ -38,6 +38,7 @@ static inline void sib_swqe_reset(struct sib_swqe *sw)
 	sw->npkts = 0;
 	sw->read_pkts = 0;
 	sw->counted_rd = 0;
+	sw->internal = 0;
 }
 
 /**

@@ -24,6 +24,7 @@
 #include "net.h"
 #include "loop.h"
 #include "srq.h"
+#include "tm.h"
 
 enum sib_resp_res {
 	SIB_RESP_OK,
@@ -151,6 +152,8 @@ static void sib_resp_recv_error(struct sib_qp *qp, u8 status)
 	c.opcode = IB_WC_RECV;
 	sib_qp_recv_cqe(qp, &c, false);
 	qp->resp.have_rwqe = false;
+	qp->resp.tm_kind = SIB_TM_NONE;
+	qp->resp.tm_skip = 0;
 }
 
 /* make sure a receive WQE is at hand; RNR when the RQ is empty */
@@ -210,11 +213,15 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	struct sib_resp_state *rs = &qp->resp;
 	enum sib_resp_res res;
 	struct sib_cqe c __uninitialized;
+	u32 skip, len;
 
 	if (flags & SIB_OPF_START) {
-		res = sib_resp_get_rwqe(qp);
-		if (res != SIB_RESP_OK)
-			return res;
+		/* a TM SRQ: the tag matching header decides where it goes */
+		if (!qp->srq || !qp->srq->tm || sib_tm_recv_start(qp, skb)) {
+			res = sib_resp_get_rwqe(qp);
+			if (res != SIB_RESP_OK)
+				return res;
+		}
 		rs->recv_off = 0;
 		rs->cur = SIB_OPF_SEND;
 	}
@@ -222,17 +229,21 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 	if ((!(flags & SIB_OPF_END) && pkt->paylen != qp->mtu) ||
 	    pkt->paylen > qp->mtu)
 		return SIB_RESP_NAK_INV;
-	if (pkt->paylen > rs->rwqe.total_len - rs->recv_off) {
+	/* a matched tag's message: its header (or all of it) is not placed */
+	skip = min(rs->tm_skip, pkt->paylen);
+	rs->tm_skip -= skip;
+	len = pkt->paylen - skip;
+	if (len > rs->rwqe.total_len - rs->recv_off) {
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 		return SIB_RESP_NAK_INV;
 	}
-	if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_resp_pd(qp),
-			     rs->rwqe.sge, rs->rwqe.num_sge, rs->recv_off, skb,
-			     pkt->hdr_len, pkt->paylen)) {
+	if (len && sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_resp_pd(qp),
+				    rs->rwqe.sge, rs->rwqe.num_sge, rs->recv_off,
+				    skb, pkt->hdr_len + skip, len)) {
 		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
 		return SIB_RESP_NAK_OP;
 	}
-	rs->recv_off += pkt->paylen;
+	rs->recv_off += len;
 	if (!(flags & SIB_OPF_END))
 		return SIB_RESP_OK;
 	sib_cqe_clear(&c);
@@ -251,7 +262,10 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		if (res != SIB_RESP_OK)
 			return res;
 	}
-	sib_qp_recv_cqe(qp, &c, pkt->se);
+	if (rs->tm_kind)
+		sib_tm_recv_end(qp, &c, pkt->se);
+	else
+		sib_qp_recv_cqe(qp, &c, pkt->se);
 	rs->have_rwqe = false;
 	rs->cur = 0;
 	rs->msn++;

@@ -311,6 +311,7 @@ struct sib_swqe {
 	u8 counted_rd;			/* READ requests / atomics it has out */
 	u16 pkey_index;			/* GSI: the WR's P_Key index */
 	u16 rd_chunk;			/* RDMA READ: responses per request */
+	u8 internal;			/* SIB_SWQE_* (tm.h): the kernel's own WQE */
 	union {
 		struct sib_sge sge[0];
 		u8 inline_data[0];
@@ -337,7 +338,9 @@ struct sib_sq {
 	u32 num;			/* power of two */
 	u32 max_sge;
 	u32 max_inline;
-	u32 kprod;			/* shadow producer (== user ring consumer) */
+	u32 kprod;			/* shadow producer */
+	u32 ucons;			/* user ring: next slot to copy (sq.lock) */
+	u32 reserved;			/* shadow slots only the kernel fills (tm.h) */
 	u32 comp;			/* oldest not completed (engine) */
 	u32 req;			/* next to send (engine) */
 };
@@ -377,6 +380,7 @@ struct sib_srq {
 	bool is_user;
 	refcount_t ref;
 	struct completion released;
+	struct sib_tm *tm;		/* tm.h: a TM SRQ's matching list, else NULL */
 };
 
 struct sib_xrcd {
@@ -450,6 +454,16 @@ struct sib_resp_state {
 	u32 w_len;
 	u32 w_off;
 	struct sib_srq *xsrq;		/* XRC target: SRQ of the packet at hand */
+	/* the message at hand on a TM SRQ (tm.c) */
+	u8 tm_kind;			/* SIB_TM_*, SIB_TM_NONE elsewhere */
+	u8 tm_op;			/* its header's opcode, 0xff: none */
+	u32 tm_skip;			/* payload bytes not placed yet to skip */
+	u64 tm_tag;
+	__be32 tm_ctx;			/* the header's app_ctx */
+	u64 tm_va;			/* rendezvous: what to READ */
+	u32 tm_rkey;
+	u32 tm_len;
+	struct sib_sge tm_sge;		/* rendezvous: the matched buffer */
 	struct sib_read_op rdq[SIB_RDQ_SIZE];
 	u32 rd_head, rd_tail;
 	struct sib_atom_res atom[SIB_ATOM_CACHE];
@@ -607,6 +621,7 @@ struct sib_qp {
 	bool task_nested;		/* running inline for another QP */
 	struct sib_mr_cache mr_cache;	/* owned by the running round */
 	struct sib_rss *rss;		/* rss.h: an RSS QP's hash, else NULL */
+	struct sib_tm_qp *tmq;		/* tm.h: on a TM SRQ, else NULL */
 	u8 timer_defer;			/* rounds a timer expiry waited (task.c) */
 	bool task_served;		/* the runner answered an AckReq (task.c) */
 	u8 linger_misses;		/* lingers in a row without a post */

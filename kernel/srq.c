@@ -14,6 +14,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "srq.h"
+#include "tm.h"
 #include "queue.h"
 
 static int sib_srq_check_attr(struct sib_dev *dev, struct ib_srq_attr *a)
@@ -81,7 +82,8 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 srqn;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC &&
+	    !(init->srq_type == IB_SRQT_TM && udata))
 		return -EOPNOTSUPP;
 	if (init->srq_type == IB_SRQT_XRC &&
 	    (!init->ext.xrc.xrcd || !init->ext.cq))
@@ -103,6 +105,8 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_cnt;
 	ibsrq->ext.xrc.srq_num = srqn;
 	err = sib_srq_alloc_ring(srq, &init->attr, udata, &resp);
+	if (!err && init->srq_type == IB_SRQT_TM)
+		err = sib_tm_srq_init(srq, init);
 	if (err)
 		goto err_ring;
 	srq->limit = init->attr.srq_limit;
@@ -117,6 +121,7 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_ring:
+	sib_tm_srq_free(srq);
 	sib_ring_free(&srq->ring);
 	xa_erase_bh(&dev->srq_xa, srqn);
 err_cnt:
@@ -190,6 +195,7 @@ int sib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	xa_erase_bh(&dev->srq_xa, ibsrq->ext.xrc.srq_num);
 	sib_srq_put(srq);
 	wait_for_completion(&srq->released);
+	sib_tm_srq_free(srq);
 	sib_ring_free(&srq->ring);
 	sib_obj_release(dev, SIB_OBJ_SRQ);
 	return 0;

@@ -250,11 +250,12 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 static bool sib_sq_has_new(struct sib_qp *qp)
 {
 	u32 kprod = READ_ONCE(qp->sq.kprod);
+	u32 ucons = READ_ONCE(qp->sq.ucons);
 	u32 prod = READ_ONCE(qp->sq.ring.hdr->producer);
 
 	/* an impossible producer is sib_sq_fetch()'s to judge, once */
-	return prod != kprod && prod - kprod <= qp->sq.ring.num &&
-	       kprod - READ_ONCE(qp->sq.comp) < qp->sq.num &&
+	return prod != ucons && prod - ucons <= qp->sq.ring.num &&
+	       kprod - READ_ONCE(qp->sq.comp) < qp->sq.num - qp->sq.reserved &&
 	       sib_qp_state(qp) != IB_QPS_RESET;
 }
 

@@ -195,8 +195,19 @@ static uint64_t sib_read_completion_ts(struct ibv_cq_ex *ibcq)
 	return ex_to_sib_cq(ibcq)->cur.timestamp;
 }
 
+/* a tag matching completion's tag and the sender's app_ctx */
+static void sib_read_tm_info(struct ibv_cq_ex *ibcq,
+			     struct ibv_wc_tm_info *tm_info)
+{
+	const struct sib_cqe *c = &ex_to_sib_cq(ibcq)->cur;
+
+	tm_info->tag = c->tm_tag;
+	tm_info->priv = be32toh(c->ex);
+}
+
 enum {
-	SIB_CQ_EX_SUPPORTED = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+	SIB_CQ_EX_SUPPORTED = IBV_WC_EX_WITH_TM_INFO |
+			      IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
 			      IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
 			      IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
 			      IBV_WC_EX_WITH_DLID_PATH_BITS |
@@ -232,6 +243,8 @@ void sib_cq_ex_setup(struct sib_cq *cq, uint64_t wc_flags)
 		ex->read_completion_ts = sib_read_completion_ts;
 	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 		ex->read_completion_wallclock_ns = sib_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_TM_INFO)
+		ex->read_tm_info = sib_read_tm_info;
 }
 
 /* Map the ring described by @drv into @cq (its private consumer too). */

@@ -315,6 +315,7 @@ static const struct verbs_context_ops sib_ctx_ops = {
 	SIB_CTX_OP(poll_cq),
 	SIB_CTX_OP(post_recv),
 	SIB_CTX_OP(post_send),
+	SIB_CTX_OP(post_srq_ops),
 	SIB_CTX_OP(post_srq_recv),
 	SIB_CTX_OP(query_device_ex),
 	SIB_CTX_OP(query_port),

@@ -574,6 +574,9 @@ int sib_destroy_srq(struct ibv_srq *srq);
 /** sib_post_srq_recv() - write WQEs into the SRQ ring, no syscall. */
 int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+/** sib_post_srq_ops() - ibv_post_srq_ops verb: a TM SRQ's tag list. */
+int sib_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
+		     struct ibv_ops_wr **bad_op);
 /** sib_get_srq_num() - the SRQ number the kernel assigned. */
 int sib_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 /** sib_create_wq() - ibv_create_wq verb: a receive WQ for RSS. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include "softib.h"
 
 int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
@@ -111,11 +112,6 @@ struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
 	struct sib_srq *srq;
 	int ret;
 
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    attr->srq_type == IBV_SRQT_TM) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	srq = sib_srq_alloc();
 	if (!srq)
 		return NULL;
@@ -168,6 +164,72 @@ int sib_close_xrcd(struct ibv_xrcd *ibxrcd)
 
 	if (!ret)
 		free(xrcd);
+	return ret;
+}
+
+/* One list operation of a TM SRQ: the driver method SIB_METHOD_SRQ_TM_OP. */
+static int sib_tm_op_ioctl(struct ibv_srq *ibsrq, const struct sib_tm_op *op,
+			   struct sib_tm_op_resp *resp)
+{
+	struct ib_uverbs_attr attr[3];
+
+	memset(attr, 0, sizeof(attr));
+	attr[0].attr_id = SIB_ATTR_TM_OP_HANDLE;
+	attr[0].flags = UVERBS_ATTR_F_MANDATORY;
+	attr[0].data = ibsrq->handle;
+	attr[1].attr_id = SIB_ATTR_TM_OP_CMD;
+	attr[1].flags = UVERBS_ATTR_F_MANDATORY;
+	attr[1].len = sizeof(*op);
+	attr[1].data = (uintptr_t)op;
+	attr[2].attr_id = SIB_ATTR_TM_OP_RESP;
+	attr[2].flags = UVERBS_ATTR_F_MANDATORY;
+	attr[2].len = sizeof(*resp);
+	attr[2].data = (uintptr_t)resp;
+	return sib_uverbs_ioctl(ibsrq->context->cmd_fd, UVERBS_OBJECT_SRQ,
+				SIB_METHOD_SRQ_TM_OP, attr, 3);
+}
+
+int sib_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *op,
+		     struct ibv_ops_wr **bad_op)
+{
+	struct ibv_ops_wr *dummy;
+	int ret = 0;
+
+	if (!bad_op)
+		bad_op = &dummy;
+	*bad_op = NULL;
+	for (; op; op = op->next) {
+		struct sib_tm_op cmd;
+		struct sib_tm_op_resp resp;
+
+		memset(&cmd, 0, sizeof(cmd));
+		memset(&resp, 0, sizeof(resp));
+		cmd.wr_id = op->wr_id;
+		cmd.opcode = (uint8_t)op->opcode;
+		cmd.flags = (uint8_t)op->flags;
+		cmd.unexpected_cnt = op->tm.unexpected_cnt;
+		cmd.handle = op->tm.handle;
+		if (op->opcode == IBV_WR_TAG_ADD) {
+			if (op->tm.add.num_sge < 0 || op->tm.add.num_sge > 1 ||
+			    (op->tm.add.num_sge && !op->tm.add.sg_list)) {
+				ret = EINVAL;
+				break;
+			}
+			cmd.recv_wr_id = op->tm.add.recv_wr_id;
+			cmd.tag = op->tm.add.tag;
+			cmd.mask = op->tm.add.mask;
+			cmd.num_sge = (uint8_t)op->tm.add.num_sge;
+			if (cmd.num_sge)
+				memcpy(&cmd.sge, op->tm.add.sg_list, sizeof(cmd.sge));
+		}
+		ret = sib_tm_op_ioctl(ibsrq, &cmd, &resp);
+		if (ret)
+			break;
+		if (op->opcode == IBV_WR_TAG_ADD)
+			op->tm.handle = resp.handle;
+	}
+	if (ret)
+		*bad_op = op;
 	return ret;
 }
 

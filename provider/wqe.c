@@ -202,6 +202,12 @@ unsigned int sib_wc_flags(uint16_t cqe_flags)
 		f |= IBV_WC_WITH_IMM;
 	if (cqe_flags & SIB_WC_F_INV)
 		f |= IBV_WC_WITH_INV;
+	if (cqe_flags & SIB_WC_F_TM_SYNC_REQ)
+		f |= IBV_WC_TM_SYNC_REQ;
+	if (cqe_flags & SIB_WC_F_TM_MATCH)
+		f |= IBV_WC_TM_MATCH;
+	if (cqe_flags & SIB_WC_F_TM_DATA_VALID)
+		f |= IBV_WC_TM_DATA_VALID;
 	return f;
 }
 

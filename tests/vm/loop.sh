@@ -34,6 +34,10 @@ Results ("RESULT <name> ok|FAIL <detail>", also appended to FILE with --results)
                   taking ping's replies from the stack and DONT_TRAP sharing them, frames
                   too short or too long, SEND_WITH_IMM, bad rules, bad WQs and RSS hashes,
                   no CAP_NET_RAW)
+  loop_tm_*       tests/tm/sib-tm-check: tag matching between two RC QPs of DEV, the server
+                  on a TM SRQ, one result per case (a tag under its mask, a deleted tag,
+                  messages without a header or tag, a rendezvous whose READ is refused and
+                  one larger than its buffer, bad TM SRQs, QPs and operations)
 Exit status 0 iff all ok.
 USAGE
 }
@@ -55,6 +59,7 @@ CHECK=$HERE/../loop/loop-check
 ODP=$HERE/../odp/sib-odp
 DMABUFT=$HERE/../dmabuf/sib-dmabuf
 RAWT=$HERE/../raw/sib-raw-check
+TMT=$HERE/../tm/sib-tm-check
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # the cases of loop-check (one process) and the two-process runs (pair below)
@@ -72,9 +77,11 @@ if ((DMABUF)); then
 fi
 mapfile -t RAW_CASES < <("$RAWT" --list)
 ((${#RAW_CASES[@]})) || { echo "loop.sh: $RAWT --list listed nothing" >&2; exit 2; }
+mapfile -t TM_CASES < <("$TMT" --list)
+((${#TM_CASES[@]})) || { echo "loop.sh: $TMT --list listed nothing" >&2; exit 2; }
 PAIRS=(loop_pingpong loop_send_lat loop_write_lat)
 cases "${CHECK_CASES[@]/#/loop_}" "${PAIRS[@]}" "${ODP_CASES[@]/#/loop_odp_}" \
-	"${DMABUF_CASES[@]/#/loop_dmabuf_}" "${RAW_CASES[@]/#/loop_raw_}"
+	"${DMABUF_CASES[@]/#/loop_dmabuf_}" "${RAW_CASES[@]/#/loop_raw_}" "${TM_CASES[@]/#/loop_tm_}"
 OUT=$(mktemp -d /tmp/loop.XXXXXX)
 PORT=18700
 
@@ -177,6 +184,12 @@ rc=0; timeout -s KILL "$TMO" "$RAWT" --dev "$DEV" >"$OUT/raw" 2>&1 || rc=$?
 cat "$OUT/raw"
 program_results raw "$rc" "${RAW_CASES[@]}"
 echo "loop: sib-raw-check exit $rc"
+
+# sib-tm-check: tag matching between two QPs of DEV
+rc=0; timeout -s KILL "$TMO" "$TMT" --dev "$DEV" --gid "$GID" >"$OUT/tm" 2>&1 || rc=$?
+cat "$OUT/tm"
+program_results tm "$rc" "${TM_CASES[@]}"
+echo "loop: sib-tm-check exit $rc"
 
 rm -rf "$OUT"
 echo "loop: $nok/$((nok + nfail)) ok on $DEV"

@@ -168,6 +168,10 @@ struct sib_recv_wqe {
 #define SIB_WC_F_IMM		(1U << 1)
 #define SIB_WC_F_INV		(1U << 2)
 #define SIB_WC_F_TIMESTAMP	(1U << 3)
+/* tag matching completions (IBV_WC_TM_*): see struct sib_tm_op */
+#define SIB_WC_F_TM_SYNC_REQ	(1U << 4)
+#define SIB_WC_F_TM_MATCH	(1U << 5)
+#define SIB_WC_F_TM_DATA_VALID	(1U << 6)
 
 /* network_hdr_type of struct sib_cqe: the GRH area holds... */
 #define SIB_NET_HDR_IB		0
@@ -200,7 +204,7 @@ struct sib_cqe {
 	__aligned_u64 timestamp;
 	__u8 smac[6];
 	__u16 vlan_id;
-	__u32 reserved[2];
+	__aligned_u64 tm_tag;	/* SIB_WC_TM_RECV: the message's tag; ex: its app_ctx */
 };
 
 #define SIB_CQE_SIZE 64
@@ -395,6 +399,71 @@ struct sib_create_qp_cmd {
 	__u8 rx_hash_key_len;			/* SIB_RX_HASH_KEY_LEN */
 	__u8 reserved[6];
 	__u8 rx_hash_key[SIB_RX_HASH_KEY_LEN];
+};
+
+/*
+ * Tag matching (SRQs of type IB_SRQT_TM). Messages to such an SRQ begin
+ * with a 16-byte tag matching header (opcode, 3 zero bytes, app_ctx
+ * be32, tag be64: struct ibv_tmh); a rendezvous request follows it with
+ * va be64, rkey be32, len be32 (struct ibv_rvh). The list operations of
+ * ibv_post_srq_ops go to the kernel one at a time through the driver
+ * method SIB_METHOD_SRQ_TM_OP of the SRQ object (RDMA_VERBS_IOCTL on the
+ * command fd, three attributes: SIB_ATTR_TM_OP_HANDLE the SRQ's handle,
+ * SIB_ATTR_TM_OP_CMD struct sib_tm_op in, SIB_ATTR_TM_OP_RESP struct
+ * sib_tm_op_resp out). Their completions, and those of the messages the
+ * SRQ takes, go to the SRQ's CQ with these opcodes (enum ibv_wc_opcode).
+ * Errors: EINVAL not a TM SRQ, an unknown opcode or flag, more than one
+ * SGE; ENOSPC the tag list is full (ADD); ENOENT no tag has that handle
+ * (DEL: never added, or a message took it already).
+ */
+#define SIB_WC_TM_ADD		130	/* IBV_WC_TM_ADD */
+#define SIB_WC_TM_DEL		131
+#define SIB_WC_TM_SYNC		132
+#define SIB_WC_TM_RECV		133
+#define SIB_WC_TM_NO_TAG	134
+/* statuses of enum ibv_wc_status the kernel's enum lacks */
+#define SIB_WC_TM_RNDV_INCOMPLETE	23	/* IBV_WC_TM_RNDV_INCOMPLETE */
+
+#define SIB_TMH_NO_TAG		0	/* enum ibv_tmh_op */
+#define SIB_TMH_RNDV		1
+#define SIB_TMH_FIN		2
+#define SIB_TMH_EAGER		3
+#define SIB_TMH_LEN		16
+#define SIB_RVH_LEN		16
+
+#define SIB_TM_OP_ADD		0	/* enum ibv_ops_wr_opcode */
+#define SIB_TM_OP_DEL		1
+#define SIB_TM_OP_SYNC		2
+#define SIB_TM_OPF_SIGNALED	(1U << 0)	/* enum ibv_ops_flags */
+#define SIB_TM_OPF_SYNC		(1U << 1)
+
+struct sib_tm_op {
+	__aligned_u64 wr_id;		/* the operation's own completion */
+	__aligned_u64 recv_wr_id;	/* ADD: the tagged buffer's completions */
+	__aligned_u64 tag;		/* ADD */
+	__aligned_u64 mask;		/* ADD: bits of the tag that must match */
+	struct sib_sge sge;		/* ADD: the buffer, when num_sge is 1 */
+	__u32 unexpected_cnt;
+	__u32 handle;			/* DEL: what ADD answered */
+	__u8 opcode;			/* SIB_TM_OP_* */
+	__u8 flags;			/* SIB_TM_OPF_* */
+	__u8 num_sge;			/* ADD: 0 or 1 */
+	__u8 reserved[5];
+};
+
+struct sib_tm_op_resp {
+	__u32 handle;			/* ADD: the tag's handle */
+	__u32 reserved;
+};
+
+enum sib_srq_methods {
+	SIB_METHOD_SRQ_TM_OP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sib_srq_tm_op_attrs {
+	SIB_ATTR_TM_OP_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SIB_ATTR_TM_OP_CMD,
+	SIB_ATTR_TM_OP_RESP,
 };
 
 /* create_wq (receive WQs of RSS): the WQ's receive ring, as an SRQ's */
