@@ -320,25 +320,13 @@ u32 sib_sq_prod(struct sib_qp *qp)
  */
 int sib_rq_fetch(struct sib_qp *qp, struct sib_rwqe *rw)
 {
-	struct sib_ring *r = &qp->rq.ring;
-	u32 prod;
-
 	if (qp->srq)
 		return sib_srq_fetch(qp->srq, rw);
 	if (qp->resp.xsrq)
 		return sib_srq_fetch(qp->resp.xsrq, rw);
-	if (!r->buf)
+	if (!qp->rq.ring.buf)
 		return -EINVAL;
-	prod = smp_load_acquire(&r->hdr->producer);
-	if (prod == qp->rq.kcons)
-		return 0;
-	if (prod - qp->rq.kcons > r->num)
-		return -EINVAL;
-	if (sib_rwqe_copy(r, qp->rq.kcons, qp->rq.max_sge, rw))
-		return -EINVAL;
-	WRITE_ONCE(qp->rq.kcons, qp->rq.kcons + 1);
-	smp_store_release(&r->hdr->consumer, qp->rq.kcons);
-	return 1;
+	return sib_ring_take(&qp->rq.ring, &qp->rq.kcons, qp->rq.max_sge, rw);
 }
 
 /**

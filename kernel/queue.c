@@ -180,6 +180,32 @@ void sib_ring_free(struct sib_ring *r)
 }
 
 /**
+ * sib_ring_take() - take the next receive WQE of a receive ring
+ * @r: RQ, SRQ or receive WQ ring (may be user-shared)
+ * @kcons: the kernel's consumer index of @r; advanced on success
+ * @max_sge: SGE limit of the queue
+ * @rw: out, the validated copy (sib_rwqe_copy())
+ *
+ * Publishes the new consumer index in the ring header.
+ * Context: any; the caller serializes the takers of @r. Return: 1 when a
+ * WQE was taken, 0 when the ring is empty, -EINVAL when the producer index
+ * is impossible or the entry is garbage.
+ */
+int sib_ring_take(struct sib_ring *r, u32 *kcons, u32 max_sge,
+		  struct sib_rwqe *rw)
+{
+	u32 prod = smp_load_acquire(&r->hdr->producer);
+
+	if (prod == *kcons)
+		return 0;
+	if (prod - *kcons > r->num || sib_rwqe_copy(r, *kcons, max_sge, rw))
+		return -EINVAL;
+	WRITE_ONCE(*kcons, *kcons + 1);
+	smp_store_release(&r->hdr->consumer, *kcons);
+	return 1;
+}
+
+/**
  * sib_rwqe_copy() - copy receive WQE @idx of a ring and validate the copy
  * @r: RQ or SRQ ring (may be user-shared)
  * @idx: free-running index of the entry

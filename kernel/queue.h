@@ -28,6 +28,8 @@ int sib_ring_expose(struct sib_ring *r, struct ib_ucontext *uctx,
 void sib_ring_free(struct sib_ring *r);
 int sib_rwqe_copy(const struct sib_ring *r, u32 idx, u32 max_sge,
 		  struct sib_rwqe *rw);
+int sib_ring_take(struct sib_ring *r, u32 *kcons, u32 max_sge,
+		  struct sib_rwqe *rw);
 int sib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sib_mmap_free(struct rdma_user_mmap_entry *entry);
 

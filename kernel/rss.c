@@ -101,20 +101,23 @@ err_free:
 /* complete every WQE posted to @wq with @status, or drop them (0) */
 static void sib_rwq_empty(struct sib_rwq *wq, u8 status)
 {
-	struct sib_ring *r = &wq->ring;
 	struct sib_rwqe rw;
 	struct sib_cqe c;
-	u32 prod;
+	int r;
 
-	spin_lock_irq(&wq->lock);
-	prod = smp_load_acquire(&r->hdr->producer);
-	/* an impossible producer: nothing in the ring can be trusted */
-	if (prod - wq->kcons > r->num)
-		status = 0;
-	while (status && wq->kcons != prod) {
-		if (sib_rwqe_copy(r, wq->kcons, wq->max_sge, &rw))
-			break;
-		wq->kcons++;
+	for (;;) {
+		spin_lock_irq(&wq->lock);
+		r = sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, &rw);
+		/* garbage in the ring: skip all that is posted */
+		if (r < 0) {
+			wq->kcons = READ_ONCE(wq->ring.hdr->producer);
+			smp_store_release(&wq->ring.hdr->consumer, wq->kcons);
+		}
+		spin_unlock_irq(&wq->lock);
+		if (r <= 0)
+			return;
+		if (!status)
+			continue;
 		sib_cqe_clear(&c);
 		c.wr_id = rw.wr_id;
 		c.status = status;
@@ -123,9 +126,6 @@ static void sib_rwq_empty(struct sib_rwq *wq, u8 status)
 		c.port_num = 1;
 		sib_cq_post(wq->cq, &c, NULL, false);
 	}
-	wq->kcons = prod;
-	smp_store_release(&r->hdr->consumer, wq->kcons);
-	spin_unlock_irq(&wq->lock);
 }
 
 /**
@@ -273,8 +273,8 @@ void sib_rss_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	struct sib_rwq *wq;
 	struct sib_cqe c;
 	const u8 *hdr;
-	u32 len, hash, prod;
-	bool have = false;
+	u32 len, hash;
+	int r;
 
 	len = min_t(u32, skb->len, sizeof(buf));
 	hdr = skb_header_pointer(skb, 0, len, buf);
@@ -285,20 +285,13 @@ void sib_rss_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	wq = to_sib_rwq(rss->tbl->ind_tbl[hash &
 					  ((1U << rss->tbl->log_ind_tbl_size) - 1)]);
 	spin_lock_irq(&wq->lock);
-	prod = smp_load_acquire(&wq->ring.hdr->producer);
-	if (wq->state == IB_WQS_RDY && prod != wq->kcons) {
-		if (prod - wq->kcons > wq->ring.num ||
-		    sib_rwqe_copy(&wq->ring, wq->kcons, wq->max_sge, rw)) {
-			/* garbage in the ring: the WQ is of no more use */
-			wq->state = IB_WQS_ERR;
-		} else {
-			wq->kcons++;
-			smp_store_release(&wq->ring.hdr->consumer, wq->kcons);
-			have = true;
-		}
-	}
+	r = wq->state == IB_WQS_RDY ?
+	    sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, rw) : 0;
+	/* garbage in the ring: the WQ is of no more use */
+	if (r < 0)
+		wq->state = IB_WQS_ERR;
 	spin_unlock_irq(&wq->lock);
-	if (!have) {
+	if (r <= 0) {
 		sib_counter_inc(qp->dev, SIB_CNT_RAW_NO_RWQE);
 		goto out;
 	}

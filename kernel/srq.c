@@ -279,29 +279,17 @@ static void sib_srq_limit_event(struct sib_srq *srq)
  */
 int sib_srq_fetch(struct sib_srq *srq, struct sib_rwqe *rw)
 {
-	struct sib_ring *r = &srq->ring;
 	bool event = false;
-	u32 prod;
-	int ret = 1;
+	int ret;
 
 	spin_lock_irq(&srq->lock);
-	prod = smp_load_acquire(&r->hdr->producer);
-	if (prod == srq->kcons) {
-		ret = 0;
-		goto out;
-	}
-	if (prod - srq->kcons > r->num ||
-	    sib_rwqe_copy(r, srq->kcons, srq->max_sge, rw)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	srq->kcons++;
-	smp_store_release(&r->hdr->consumer, srq->kcons);
-	if (srq->limit && prod - srq->kcons < srq->limit) {
+	ret = sib_ring_take(&srq->ring, &srq->kcons, srq->max_sge, rw);
+	/* WQEs left below the armed limit (IBTA 11.5.2.4) */
+	if (ret > 0 && srq->limit &&
+	    READ_ONCE(srq->ring.hdr->producer) - srq->kcons < srq->limit) {
 		srq->limit = 0;
 		event = true;
 	}
-out:
 	spin_unlock_irq(&srq->lock);
 	if (event)
 		sib_srq_limit_event(srq);
