@@ -9,7 +9,11 @@
  * frame before the stack does; a frame that a rule matches goes to the
  * rule's QP and, unless the rule lets it through
  * (IB_FLOW_ATTR_FLAGS_DONT_TRAP), not to the stack. Rules of the lowest
- * priority value that match win; all of them take the frame. A frame a
+ * priority value that match win; all of them take the frame. When every
+ * one of them lets it through, the frame goes on to the rules of the
+ * next priority value, as ibv_create_flow(3) says of DONT_TRAP ("allowing
+ * them to match lower prioritized rules"), and to the stack unless a
+ * rule there keeps it. A frame a
  * raw QP sends to a multicast or broadcast address or to the netdev's
  * own address is also offered to the device's rules (as a NIC's internal
  * switch loops such frames back), never to the sending QP itself.
@@ -83,8 +87,10 @@ static void sib_raw_deliver(struct sib_qp *qp, struct sk_buff *skb)
 
 /*
  * Offer @skb (its Ethernet header at skb_mac_header()) to @dev's rules,
- * all but @sender's. Return: true when a rule trapped it (delivered or
- * dropped it), so the stack must not see it.
+ * all but @sender's: the matching rules of the lowest priority value,
+ * then, while all that matched were DONT_TRAP, those of the next one.
+ * Return: true when a rule trapped it (delivered or dropped it), so the
+ * stack must not see it.
  */
 static bool sib_flow_steer(struct sib_dev *dev, struct sk_buff *skb,
 			   struct sib_qp *sender)
@@ -108,8 +114,12 @@ static bool sib_flow_steer(struct sib_dev *dev, struct sk_buff *skb,
 			   skb_vlan_tag_get(skb), &key);
 	rcu_read_lock();
 	list_for_each_entry_rcu(f, &dev->flows, node) {
-		if (best >= 0 && f->priority != best)
-			break;
+		/* a priority that matched: done, unless all of it let go */
+		if (best >= 0 && f->priority != best) {
+			if (trapped)
+				break;
+			best = -1;
+		}
 		if (f->qp == sender || !sib_flow_rule_match(&f->rule, &key))
 			continue;
 		best = f->priority;
