@@ -338,6 +338,16 @@ int sib_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
 	struct ibv_modify_wq cmd;
 
+	/*
+	 * A state past ERR is refused here: ib_uverbs (6.1 and 6.12) answers
+	 * it with EINVAL but keeps the WQ's object locked, and the close of
+	 * the context then WARNs in __uverbs_cleanup_ufile().
+	 */
+	if (((attr->attr_mask & IBV_WQ_ATTR_STATE) &&
+	     attr->wq_state > IBV_WQS_ERR) ||
+	    ((attr->attr_mask & IBV_WQ_ATTR_CURR_STATE) &&
+	     attr->curr_wq_state > IBV_WQS_ERR))
+		return EINVAL;
 	memset(&cmd, 0, sizeof(cmd));
 	return ibv_cmd_modify_wq(wq, attr, &cmd, sizeof(cmd));
 }
