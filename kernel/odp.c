@@ -112,7 +112,10 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
  *
  * Context: process, the registering task (its mm is the MR's).
  * Return: 0, -EINVAL (implicit with an address, or IB_ZERO_BASED),
- * -ENOMEM, -EFAULT, -EOVERFLOW (from ib_core).
+ * -ENOMEM (also for an explicit MR whose page lists in ib_core would
+ * take more than 1/SIB_ODP_LISTS_RAM_SHARE of RAM: 16 bytes a page, so
+ * about 32 x RAM of address range; implicit ODP has no such limit),
+ * -EFAULT, -EOVERFLOW (from ib_core).
  */
 int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 {
@@ -126,6 +129,12 @@ int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 			return -EINVAL;
 		odp = ib_umem_odp_alloc_implicit(ibdev, access);
 	} else {
+		/* length <= SIB_MAX_MR_SIZE: no overflow */
+		u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+
+		if (lists > ((u64)totalram_pages() << PAGE_SHIFT) /
+			    SIB_ODP_LISTS_RAM_SHARE)
+			return -ENOMEM;
 		odp = ib_umem_odp_get(ibdev, start, length, access,
 				      &sib_odp_ops);
 	}

@@ -30,6 +30,12 @@
 #define SIB_MAX_CQE		1048575		/* parameter; ring of up to 1M entries - 1 (libfabric's rxm asks (tx + rx) x 256) */
 #define SIB_MAX_MR		65536		/* parameter */
 #define SIB_MAX_MR_SIZE		(1ULL << 40)
+/*
+ * ib_core keeps two 8-byte entries per page of an explicit ODP MR, kernel
+ * memory no limit charges to the process: the lists of one MR may take
+ * at most this share (1/N) of RAM, so one registration cannot exhaust it
+ */
+#define SIB_ODP_LISTS_RAM_SHARE	8
 /* device memory (ibv_alloc_dm, dm.c): bytes a user context may hold at once */
 #define SIB_MAX_DM_SIZE		(128 * 1024)
 #define SIB_MAX_PD		65536		/* parameter */

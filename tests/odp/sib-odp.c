@@ -578,15 +578,39 @@ static void case_advise(void)
 	free(pin);
 }
 
+/*
+ * An explicit ODP MR over 2^40 - 8 KiB of address space: ib_core would keep
+ * 4 GiB of page lists for it, more than the kernel can spare in a guest; the
+ * registration fails with ENOMEM instead of the OOM killer running.
+ */
+static void case_huge(void)
+{
+	size_t len = (1ULL << 40) - 8192;
+	unsigned char *buf = map_anon(4096);
+	struct ibv_mr *mr;
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, buf, len, ODP_RW);
+	if (mr) {
+		fail("a %zu-byte explicit ODP MR was registered", len);
+		ibv_dereg_mr(mr);
+	} else if (errno != ENOMEM) {
+		fail("a %zu-byte explicit ODP MR: errno %d, not ENOMEM", len,
+		     errno);
+	}
+	munmap(buf, 4096);
+}
+
 static const char *const names[] = {
 	"first_touch", "dontneed", "munmap", "local_gone", "fork", "atomic",
 	"send_recv", "implicit", "implicit_unmapped", "storm", "advise",
+	"huge",
 };
 static void (*const funcs[])(void) = {
 	case_first_touch, case_dontneed, case_munmap, case_local_gone,
 	case_fork, case_atomic, case_send_recv, case_implicit,
 	case_implicit_unmapped, case_storm,
-	case_advise,
+	case_advise, case_huge,
 };
 
 int main(int argc, char **argv)
