@@ -361,10 +361,15 @@ static void sib_cable_rcv_link_pkt(struct sib_cable *cable, const u8 *p)
 		sib_cable_link(cable, true);
 }
 
-/* is the datagram from the partner's address? */
+/*
+ * Is the datagram from the partner: its address, and its UDP port, the one
+ * this end sends to (a partner sends from the port it listens on)?
+ */
 static bool sib_cable_from_peer(const struct sib_cable *cable,
 				const struct sk_buff *skb)
 {
+	if (udp_hdr(skb)->source != htons(cable->cfg.peer_port))
+		return false;
 	if (cable->cfg.family == AF_INET)
 		return ip_hdr(skb)->version == 4 &&
 		       ip_hdr(skb)->saddr == cable->cfg.peer4;

@@ -45,7 +45,7 @@ IP1=10.0.4.1 IP2=10.0.4.2		# IPoIB
 
 # the cases, in the order they run
 CASES_LINK="link_add link_state second_dev guids guid_stable unplug replug cable_v6 cable_refused
-	cable_silence netdev_gone"
+	cable_stranger cable_silence netdev_gone"
 CASES_SM="sm_subnet_up sm_active lids devinfo_lids ibstat ibstatus sminfo saquery_node
 	saquery_path smpquery_lid smpquery_dr perfquery_local perfquery_remote ibaddr ibping"
 CASES_DATA="rc_pingpong ud_pingpong srq_pingpong ib_write_bw ib_read_bw ib_send_bw
@@ -328,6 +328,21 @@ if [[ -z $why ]]; then
 	[[ $sl == *"peer $ADDR2 port 4792"* ]] || why+=" the cable changed: ${sl:0:100};"
 	wait_port INIT LinkUp 20 || why+=" sibib0 $(port_state)/$(phys_state) afterwards;"
 	verdict cable_refused "$why" "port 4791: ${o1:0:70}; RoCE device: ${o3:0:70}"
+
+	# datagrams from the partner's address but another UDP port than the partner's are not
+	# the partner's: dropped as bad headers (rcvd_bad_hdr), never parsed as IB or link
+	# packets (the link stays as it was)
+	why=""
+	local h0 l0 h1 l1
+	h0=$(cat $P/hw_counters/rcvd_bad_hdr) l0=$(cat $P/hw_counters/rcvd_lrh_err)
+	rrun "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((\"$ADDR2\", 4793)); [s.sendto(bytes(64), (\"$ADDR1\", 4792)) for _ in range(20)]'" 30 ||
+		why+=" host 2: the datagrams were not sent: $rout;"
+	sleep 1
+	h1=$(cat $P/hw_counters/rcvd_bad_hdr) l1=$(cat $P/hw_counters/rcvd_lrh_err)
+	((h1 - h0 >= 20)) || why+=" rcvd_bad_hdr +$((h1 - h0)), not +20;"
+	((l1 == l0)) || why+=" rcvd_lrh_err +$((l1 - l0)): parsed as IB packets;"
+	wait_port INIT LinkUp 20 || why+=" sibib0 $(port_state)/$(phys_state) afterwards;"
+	verdict cable_stranger "$why" "20 datagrams from $ADDR2 port 4793: rcvd_bad_hdr +$((h1 - h0)), rcvd_lrh_err +$((l1 - l0))"
 
 	# the silence limit: 3 s by default, so the partner silent for 1.2 s (host 2 drops all
 	# it sends on eth1, netem loss 100%; a TCG guest the host does not run for a while is as
@@ -937,12 +952,14 @@ v = importlib.util.module_from_spec(spec)
 with contextlib.redirect_stdout(io.StringIO()):
     spec.loader.exec_module(v)
 dlid, slid = int(sys.argv[3]), int(sys.argv[4])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+# from the partner's own UDP port, 4792, which host 1's cable holds: a raw socket writes
+# the UDP header (no checksum, as IPv4 allows); host 2 drops others as bad headers
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
 for vl in (1, 3, 7):
     # UD SEND Only to QP1, DETH Q_Key 0x80010000, source QP 1
     p = v.packet(v.bth(0x64, 0, 0xffff, 1, vl), struct.pack('>II', 0x80010000, 1),
                  vl, 0, 2, dlid, slid)
-    s.sendto(p, (sys.argv[2], 4792))
+    s.sendto(struct.pack('>HHHH', 4792, 4792, 8 + len(p), 0) + p, (sys.argv[2], 0))
 print('sent 3')
 PY
 	sleep 1
