@@ -114,12 +114,9 @@ static bool sib_flow_steer(struct sib_dev *dev, struct sk_buff *skb,
 			   skb_vlan_tag_get(skb), &key);
 	rcu_read_lock();
 	list_for_each_entry_rcu(f, &dev->flows, node) {
-		/* a priority that matched: done, unless all of it let go */
-		if (best >= 0 && f->priority != best) {
-			if (trapped)
-				break;
-			best = -1;
-		}
+		/* past the priority that trapped it (the list is sorted) */
+		if (trapped && f->priority != best)
+			break;
 		if (f->qp == sender || !sib_flow_rule_match(&f->rule, &key))
 			continue;
 		best = f->priority;
