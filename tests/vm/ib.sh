@@ -15,7 +15,7 @@ Both hosts make sibib0 (rdma link add sibib0 type softib-ib netdev eth1) and cab
 other's eth1 address (tools/sib-link sibib0 peer 10.0.3.x).  Host 1 (--role 1) then runs the
 cases in order, asking host 2 (--role 2) for its half through DIR, and starts opensm on its
 own port (files under DIR/sm).  One line per case:
-  CASE <name> PASS|FAIL <detail>
+  CASE <name> PASS|FAIL <detail> [<seconds since the start> s]
 and "RESULT ib_<name> ok|FAIL <detail>" appended to FILE.  A case whose precondition failed
 (no link, no SM) fails with the reason.  --iters: pingpong/perftest iterations (default 100),
 --sm-wait: seconds opensm has to report "SUBNET UP" (default 90).  DIR must be empty and
@@ -154,7 +154,8 @@ declare -A done_=()
 check() { # NAME ok|FAIL DETAIL
 	[[ -n ${done_[$1]:-} ]] && return
 	done_[$1]=1
-	echo "CASE $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-}"
+	# [N s]: seconds since the run began (where the stage's time goes)
+	echo "CASE $1 $([[ $2 == ok ]] && echo PASS || echo FAIL) ${3:-} [$((SECONDS - ${t0:-0})) s]"
 	result "$1" "$2" "${3:-}"
 }
 # verdict NAME WHY DETAIL: ok when WHY is empty
