@@ -167,7 +167,8 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->ah_num = 0;
 	if (!udata)
 		return 0;
-	err = xa_alloc(&dev->ah_xa, &ah->ah_num, ah, xa_limit_31b, GFP_KERNEL);
+	err = xa_alloc_bh(&dev->ah_xa, &ah->ah_num, ah, xa_limit_31b,
+			  GFP_KERNEL);
 	if (err)
 		goto err_cnt;
 	resp.ah_num = ah->ah_num;
@@ -177,7 +178,7 @@ int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase(&dev->ah_xa, ah->ah_num);
+	xa_erase_bh(&dev->ah_xa, ah->ah_num);
 err_cnt:
 	sib_obj_release(dev, SIB_OBJ_AH);
 	return err;
@@ -195,8 +196,9 @@ int sib_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct sib_dev *dev = to_sib_dev(ibah->device);
 	struct sib_ah *ah = to_sib_ah(ibah);
 
+	/* a user AH (a number): destroyed from process context by uverbs */
 	if (ah->ah_num)
-		xa_erase(&dev->ah_xa, ah->ah_num);
+		xa_erase_bh(&dev->ah_xa, ah->ah_num);
 	sib_obj_release(dev, SIB_OBJ_AH);
 	return 0;
 }
@@ -239,7 +241,8 @@ int sib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
  * @ah_num: number from struct sib_create_ah_resp (untrusted)
  * @av: out
  *
- * Context: process or softirq. Return: 0 or -EINVAL.
+ * Context: process or softirq, softirqs or interrupts off (the SQ fetch
+ * holds sq.lock with interrupts off). Return: 0 or -EINVAL.
  */
 int sib_ah_copy_av(struct sib_dev *dev, struct ib_pd *pd, u32 ah_num,
 		   struct sib_av *av)

@@ -587,8 +587,12 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev, bool ib)
 	sib_raw_dev_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
-	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1);
-	/* one lockdep class each: qp_xa is taken in softirq, the others not */
+	/*
+	 * ah_xa: looked up under a QP's sq.lock, which a kernel ULP takes in
+	 * softirq (IPoIB's transmit), so it is changed with softirqs off
+	 */
+	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	/* one lockdep class each: qp_xa, srq_xa and ah_xa are softirq-safe */
 	lockdep_set_class(&dev->qp_xa.xa_lock, &sib_qp_xa_key);
 	lockdep_set_class(&dev->mr_xa.xa_lock, &sib_mr_xa_key);
 	lockdep_set_class(&dev->ah_xa.xa_lock, &sib_ah_xa_key);
