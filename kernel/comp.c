@@ -13,6 +13,8 @@
 #include "psn.h"
 #include "qpcore.h"
 #include "sched.h"
+#include "srq.h"
+#include "tm.h"
 #include "mr.h"
 #include "timers.h"
 #include "trace.h"
@@ -362,7 +364,10 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd, sw->sge,
+	/* a rendezvous READ of tag matching lands in a tag's buffer: the SRQ's */
+	if (sib_sgl_copy_skb(qp->dev, &qp->mr_cache,
+			     sw->internal == SIB_SWQE_TM_READ ?
+			     qp->srq->ibsrq.pd : qp->ibqp.pd, sw->sge,
 			     sw->wqe.num_sge, sw->read_pkts * qp->mtu, skb,
 			     pkt->hdr_len, pkt->paylen)) {
 		sib_comp_fail(qp, IB_WC_LOC_PROT_ERR);

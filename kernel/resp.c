@@ -34,10 +34,22 @@ enum sib_resp_res {
 	SIB_RESP_NAK_OP,
 };
 
-/* the PD in which keys are checked: an XRC target uses its SRQ's (14.2) */
+/* the PD in which R_Keys are checked: an XRC target uses its SRQ's (14.2) */
 static struct ib_pd *sib_resp_pd(struct sib_qp *qp)
 {
 	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : qp->ibqp.pd;
+}
+
+/*
+ * The PD in which a receive WQE's L_Keys are checked: the SRQ's when the
+ * WQE came from one (its PD may be another than the QP's, 10.2.9), else
+ * the QP's.
+ */
+static struct ib_pd *sib_rwqe_pd(struct sib_qp *qp)
+{
+	if (qp->resp.xsrq)
+		return qp->resp.xsrq->ibsrq.pd;
+	return qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
 }
 
 /*
@@ -237,7 +249,7 @@ static enum sib_resp_res sib_resp_send(struct sib_qp *qp, struct sk_buff *skb,
 		sib_resp_recv_error(qp, IB_WC_LOC_LEN_ERR);
 		return SIB_RESP_NAK_INV;
 	}
-	if (len && sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_resp_pd(qp),
+	if (len && sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_rwqe_pd(qp),
 				    rs->rwqe.sge, rs->rwqe.num_sge, rs->recv_off,
 				    skb, pkt->hdr_len + skip, len)) {
 		sib_resp_recv_error(qp, IB_WC_LOC_PROT_ERR);
@@ -776,9 +788,10 @@ static void sib_resp_ud(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	if (rw->total_len < c.byte_len) {
 		c.status = IB_WC_LOC_LEN_ERR;
-	} else if (sib_sgl_copy(qp->dev, &qp->mr_cache, qp->ibqp.pd, rw->sge,
-				rw->num_sge, 0, grh, sizeof(grh), true) ||
-		   sib_sgl_copy_skb(qp->dev, &qp->mr_cache, qp->ibqp.pd,
+	} else if (sib_sgl_copy(qp->dev, &qp->mr_cache, sib_rwqe_pd(qp),
+				rw->sge, rw->num_sge, 0, grh, sizeof(grh),
+				true) ||
+		   sib_sgl_copy_skb(qp->dev, &qp->mr_cache, sib_rwqe_pd(qp),
 				    rw->sge, rw->num_sge, sizeof(grh), skb,
 				    pkt->hdr_len, pkt->paylen)) {
 		c.status = IB_WC_LOC_PROT_ERR;
