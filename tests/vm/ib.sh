@@ -193,16 +193,19 @@ run_pair() {
 	rpc_wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
 	cp "$DIR/out.$rn" "$sout" 2>/dev/null
 }
-# run_bg NAME SERVER_CMD CLIENT_CMD [DELAY]: as run_pair for servers that do not listen on TCP
-# (rdma_cm, ibping): the server starts, DELAY s later the client
+# run_bg NAME SERVER_CMD CLIENT_CMD [DELAY [STOP_CMD]]: as run_pair for servers that do not
+# listen on TCP (rdma_cm, ibping): the server starts, DELAY s later the client; a server that
+# never ends by itself (ibping -S) is ended by STOP_CMD on host 2 once the client is done
 run_bg() {
-	local name=$1
+	local name=$1 n
 	sout=$OUT/$name.server cout=$OUT/$name.client src=99 crc=99
 	remote run "timeout -s KILL $TMO $2"
+	n=$rn
 	sleep "${4:-3}"
 	crc=0; timeout -s KILL "$TMO" bash -c "$3" >"$cout" 2>&1 || crc=$?
-	rpc_wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
-	cp "$DIR/out.$rn" "$sout" 2>/dev/null
+	[[ -n ${5:-} ]] && rrun "$5" 30
+	rpc_wait_file "$DIR/rc.$n" $TMO && src=$(cat "$DIR/rc.$n")
+	cp "$DIR/out.$n" "$sout" 2>/dev/null
 }
 tails() { { echo "---- server:"; tail -8 "$sout"; echo "---- client:"; tail -8 "$cout"; } 2>/dev/null | sed 's/^/   /'; }
 # pingpong_why ITERS BYTES: both sides' exit status and counts
@@ -334,7 +337,6 @@ if [[ -z $why ]]; then
 	# the partner's: dropped as bad headers (rcvd_bad_hdr), never parsed as IB or link
 	# packets (the link stays as it was)
 	why=""
-	local h0 l0 h1 l1
 	h0=$(cat $P/hw_counters/rcvd_bad_hdr) l0=$(cat $P/hw_counters/rcvd_lrh_err)
 	rrun "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((\"$ADDR2\", 4793)); [s.sendto(bytes(64), (\"$ADDR1\", 4792)) for _ in range(20)]'" 30 ||
 		why+=" host 2: the datagrams were not sent: $rout;"
@@ -567,7 +569,7 @@ if ((sm_ok)); then
 	verdict ibaddr "$why" "own and host 2's GID and LID"
 
 	why=""
-	run_bg ibping "ibping -S -C $DEV" "ibping -C $DEV -c 5 $LID2" 3
+	run_bg ibping "ibping -S -C $DEV" "ibping -C $DEV -c 5 $LID2" 3 "pkill -x ibping"
 	grep -q '5 packets transmitted, 5 received' "$cout" || why+=" $(tail -2 "$cout" | tr '\n' ' ');"
 	verdict ibping "$why" "$(grep -m1 'packets transmitted' "$cout")"
 else
