@@ -182,16 +182,19 @@ trap cleanup EXIT
 # R: the same helpers in host 2's shell (rrun "$R; port_state")
 R="$(declare -f port_state phys_state wait_port lid_of port_guid node_guid pkey_index pkeys ipoib_if); DEV=$DEV P=$P"
 
-# run_pair NAME SERVER_CMD CLIENT_CMD: the server on host 2 (listening on TCP $PORT), the
+# run_pair NAME SERVER_CMD CLIENT_CMD [STOP_CMD]: the server on host 2 (listening on TCP $PORT), the
 # client here; sets src crc sout cout
 run_pair() {
-	local name=$1
+	local name=$1 n
 	sout=$OUT/$name.server cout=$OUT/$name.client src=99 crc=99
 	remote "server:tcp:$PORT" "timeout -s KILL $TMO $2"
-	rpc_wait_file "$DIR/ready.$rn" $TMO || { echo "(host 2: server not ready)" >"$cout"; return; }
+	n=$rn
+	rpc_wait_file "$DIR/ready.$n" $TMO || { echo "(host 2: server not ready)" >"$cout"; return; }
 	crc=0; timeout -s KILL "$TMO" bash -c "$3" >"$cout" 2>&1 || crc=$?
-	rpc_wait_file "$DIR/rc.$rn" $TMO && src=$(cat "$DIR/rc.$rn")
-	cp "$DIR/out.$rn" "$sout" 2>/dev/null
+	# a client that failed leaves its server waiting for it: STOP_CMD ends it now
+	if ((crc != 0)) && [[ -n ${4:-} ]]; then rrun "$4" 30; fi
+	rpc_wait_file "$DIR/rc.$n" $TMO && src=$(cat "$DIR/rc.$n")
+	cp "$DIR/out.$n" "$sout" 2>/dev/null
 }
 # run_bg NAME SERVER_CMD CLIENT_CMD [DELAY [STOP_CMD]]: as run_pair for servers that do not
 # listen on TCP (rdma_cm, ibping): the server starts, DELAY s later the client (DELAY "cm": once
@@ -777,7 +780,7 @@ pk_send() {
 	read -ra a1 <<<"$(pk_counts)"
 	rrun "$(declare -f pk_counts); PK_CNT='$PK_CNT' P=$P; pk_counts" 30; read -ra a2 <<<"$rout"
 	TMO=30 run_pair "$1" "ib_send_bw -d $DEV --pkey_index ${i2:-0} -s 1024 -n 20" \
-		"ib_send_bw -d $DEV --pkey_index ${i1:-0} -s 1024 -n 20 $ADDR2"
+		"ib_send_bw -d $DEV --pkey_index ${i1:-0} -s 1024 -n 20 $ADDR2" "pkill -x ib_send_bw; true"
 	read -ra b1 <<<"$(pk_counts)"
 	rrun "$(declare -f pk_counts); PK_CNT='$PK_CNT' P=$P; pk_counts; $(declare -f port_state); port_state" 30
 	read -ra b2 <<<"$(head -1 <<<"$rout")"
