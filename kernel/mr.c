@@ -175,6 +175,15 @@ static int sib_mr_insert(struct sib_dev *dev, struct sib_mr *mr)
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	mr->ibmr.lkey = (u8)(dev->next_key++);
+	/*
+	 * An implicit ODP MR gets an even key byte. UCX 1.13 (Debian
+	 * bookworm's) keeps its global ODP MR in a handle whose first word
+	 * is the lkey and, when it closes the device, reads that word as a
+	 * field mask (openucx/ucx#8735): with bit 0 set it follows a bogus
+	 * pointer and crashes. Any key byte is as good to the IBTA.
+	 */
+	if (sib_mr_is_implicit(mr))
+		mr->ibmr.lkey &= ~1U;
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	/* published by xa_alloc: the key must be final before */
 	mr->key = mr->type == SIB_MR_FRMR ? 0 : mr->ibmr.lkey;

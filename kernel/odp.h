@@ -2,6 +2,7 @@
 #ifndef SIB_ODP_H
 #define SIB_ODP_H
 
+#include <rdma/ib_umem_odp.h>
 #include "softib.h"
 
 /* an implicit ODP MR maps the address space in children of this size */
@@ -47,6 +48,17 @@ static inline int sib_odp_walk(struct sib_mr *mr, u64 iova, u32 len,
 static inline bool sib_mr_is_odp(const struct sib_mr *mr)
 {
 	return mr->type == SIB_MR_ODP;
+}
+
+/**
+ * sib_mr_is_implicit() - an implicit ODP MR (the whole address space)
+ * @mr: MR whose umem is set (sib_odp_reg() returned 0), or any non-ODP MR
+ *
+ * Context: any.
+ */
+static inline bool sib_mr_is_implicit(const struct sib_mr *mr)
+{
+	return sib_mr_is_odp(mr) && mr->odp && mr->odp->is_implicit_odp;
 }
 
 #endif

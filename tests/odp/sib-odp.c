@@ -22,7 +22,9 @@
  *                DONTNEED (the counter reads 0 then)
  *   send_recv    SEND from and into ODP buffers, 3 SGEs across pages
  *   implicit     an implicit ODP MR (address 0, SIZE_MAX) as lkey and rkey,
- *                a WRITE across a 2 MiB boundary of its children
+ *                a WRITE across a 2 MiB boundary of its children; two implicit
+ *                MRs in a row both get an even lkey (UCX 1.13 crashes closing
+ *                a device whose global ODP MR has an odd one)
  *   implicit_unmapped  through an implicit MR's R_Key, a WRITE into an
  *                unmapped range and a WRITE and READ of a kernel address:
  *                REM_ACCESS_ERR; then a WRITE into mapped memory works
@@ -410,6 +412,14 @@ static void case_implicit(void)
 		munmap(area, big);
 		return;
 	}
+	struct ibv_mr *imr2 = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_RW);
+
+	if (!imr2)
+		fail("second implicit reg_mr failed: %s", strerror(errno));
+	else if ((imr->lkey | imr2->lkey) & 1)
+		fail("implicit MRs' lkeys 0x%x and 0x%x: not both even", imr->lkey, imr2->lkey);
+	if (imr2)
+		ibv_dereg_mr(imr2);
 	pattern(src, 128u << 10, 12);
 	/* dst .. dst + 128 KiB crosses base + 4 MiB, a child boundary */
 	expect_ok(rdma(IBV_WR_RDMA_WRITE, src, 128u << 10, imr->lkey,

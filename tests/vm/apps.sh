@@ -22,6 +22,9 @@ both (softib unloaded, rxe1 on eth1).  Cases (DEV: softib, rxe):
   ucp_verify_<rc|ud>  tests/apps/sib-ucp, every byte checked: tagged messages 1 B..4 MiB
                       and their echo, a stream both ways, RMA put and get into a mapped
                       buffer (ucx_perftest checks no data); UCX_TLS=rc,self or ud_verbs,self
+  ucp_verify_odp      ucp_verify_rc with UCX_IB_REG_METHODS=odp: UCX registers nothing but
+                      one implicit ODP MR (its "global key") per host; the device's
+                      odp_page_faults on host 1 must grow
   mpi_2x2             tests/apps/sib-mpi with 2 ranks on each host, mpirun's daemon on host
                       2 started through tests/apps/pair-rsh (no ssh in the guests)
   mpi_1x4             sib-mpi with 4 ranks on host 1
@@ -92,6 +95,7 @@ all_cases() {
 	ucx ucp_stream_bw_ud
 	ucx ucp_verify_rc
 	ucx ucp_verify_ud
+	ucx ucp_verify_odp
 	mpi mpi_2x2
 	mpi mpi_1x4
 	libfabric fi_info
@@ -280,6 +284,13 @@ ucp_verify() {
 	fig="verified, 8 B ${BASH_REMATCH[1]:-?} us, 1 MiB ${BASH_REMATCH[2]:-?} MB/s"
 }
 
+# odp_faults: the device's odp_page_faults counter (0 if it has none)
+odp_faults() {
+	local n
+	n=$(rdma statistic show link "$DEV/1" 2>/dev/null | grep -oE 'odp_page_faults [0-9]+' | cut -d' ' -f2)
+	echo "${n:-0}"
+}
+
 # mpi_run NAME RANKS HOSTS: sib-mpi; sets why, fig
 mpi_run() {
 	local name=$1 np=$2 hosts=$3 n
@@ -356,6 +367,16 @@ run_case() {
 	ucp_stream_bw_ud) ucx_pair "$c" UCX_TLS=ud_verbs UCP -t stream_bw -s 65536 -n 100 -w 10 ;;
 	ucp_verify_rc) ucp_verify "$c" rc,self ;;
 	ucp_verify_ud) ucp_verify "$c" ud_verbs,self ;;
+	ucp_verify_odp)
+		local f0 f1 extra=$UCX_EXTRA
+		f0=$(odp_faults)
+		# (not a prefix assignment: that would export UCX_EXTRA, and UCX warns of it)
+		UCX_EXTRA="$extra UCX_IB_REG_METHODS=odp"
+		ucp_verify "$c" rc,self
+		UCX_EXTRA=$extra
+		f1=$(odp_faults)
+		((f1 > f0)) || why+=" $DEV's odp_page_faults did not grow ($f0 -> $f1): UCX did not use ODP;"
+		fig+=", odp_page_faults +$((f1 - f0))" ;;
 	mpi_2x2)
 		# the same limit for both devices (twice PROGRAM_TIMEOUT; softib took 35-38 s on a
 		# quiet host, 112 s on a loaded one): a shorter one for rdma_rxe showed only a kill
@@ -388,7 +409,7 @@ run_case() {
 	fi
 }
 
-uses_ud() { [[ $1 == *_ud || $1 == ucp_*_rc || $1 == mpi_* ]]; }
+uses_ud() { [[ $1 == *_ud || $1 == ucp_*_rc || $1 == ucp_verify_odp || $1 == mpi_* ]]; }
 t0=$SECONDS
 while read -r w c; do run_case "$w" "$c" </dev/null; done < <(table)
 echo "apps.sh: softib phase done in $((SECONDS - t0)) s"
