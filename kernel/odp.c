@@ -102,6 +102,37 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
 	.invalidate = sib_odp_invalidate,
 };
 
+/*
+ * ib_core keeps two u64 a page (pfn and DMA lists) for every ODP umem, an
+ * implicit MR's 2 MiB children included; no rlimit or cgroup charges them
+ * to the process. The device's ODP MRs together may hold lists of at most
+ * 1/SIB_ODP_LISTS_RAM_SHARE of RAM: beyond that a registration, or the
+ * child an access needs, is refused. Called before the umem is made;
+ * @mr->odp_charged is later returned whole by sib_odp_release().
+ */
+static int sib_odp_charge(struct sib_mr *mr, u64 length)
+{
+	u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+	u64 cap = ((u64)totalram_pages() << PAGE_SHIFT) /
+		  SIB_ODP_LISTS_RAM_SHARE;
+	atomic64_t *used = &mr->dev->odp_lists;
+
+	if (atomic64_add_return(lists, used) > cap) {
+		atomic64_sub(lists, used);
+		return -ENOMEM;
+	}
+	mr->odp_charged += lists;
+	return 0;
+}
+
+static void sib_odp_uncharge(struct sib_mr *mr, u64 length)
+{
+	u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+
+	mr->odp_charged -= lists;
+	atomic64_sub(lists, &mr->dev->odp_lists);
+}
+
 /**
  * sib_odp_reg() - give a new ODP MR its umem
  * @mr: MR being registered (type SIB_MR_ODP, not yet visible)
@@ -112,10 +143,9 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
  *
  * Context: process, the registering task (its mm is the MR's).
  * Return: 0, -EINVAL (implicit with an address, or IB_ZERO_BASED),
- * -ENOMEM (also for an explicit MR whose page lists in ib_core would
- * take more than 1/SIB_ODP_LISTS_RAM_SHARE of RAM: 16 bytes a page, so
- * about 32 x RAM of address range; implicit ODP has no such limit),
- * -EFAULT, -EOVERFLOW (from ib_core).
+ * -ENOMEM (also for an explicit MR whose page lists in ib_core, 16 bytes
+ * a page, would take the device's ODP MRs past 1/SIB_ODP_LISTS_RAM_SHARE
+ * of RAM: sib_odp_charge()), -EFAULT, -EOVERFLOW (from ib_core).
  */
 int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 {
@@ -130,13 +160,14 @@ int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 		odp = ib_umem_odp_alloc_implicit(ibdev, access);
 	} else {
 		/* length <= SIB_MAX_MR_SIZE: no overflow */
-		u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+		int err = sib_odp_charge(mr, length);
 
-		if (lists > ((u64)totalram_pages() << PAGE_SHIFT) /
-			    SIB_ODP_LISTS_RAM_SHARE)
-			return -ENOMEM;
+		if (err)
+			return err;
 		odp = ib_umem_odp_get(ibdev, start, length, access,
 				      &sib_odp_ops);
+		if (IS_ERR(odp))
+			sib_odp_uncharge(mr, length);
 	}
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
@@ -162,6 +193,8 @@ void sib_odp_release(struct sib_mr *mr)
 	xa_destroy(&mr->odp_kids);
 	ib_umem_odp_release(mr->odp);
 	mr->odp = NULL;
+	atomic64_sub(mr->odp_charged, &mr->dev->odp_lists);
+	mr->odp_charged = 0;
 }
 
 /*
@@ -205,7 +238,9 @@ static struct ib_umem_odp *sib_odp_umem(struct sib_mr *mr, u64 va)
 		return ERR_PTR(-EFAULT);
 	mutex_lock(&mr->odp_kids_lock);
 	kid = xa_load(&mr->odp_kids, idx);
-	if (!kid) {
+	if (!kid && sib_odp_charge(mr, 1UL << SIB_ODP_CHILD_SHIFT))
+		kid = ERR_PTR(-ENOMEM);
+	else if (!kid) {
 		kid = ib_umem_odp_alloc_child(mr->odp,
 					      (u64)idx << SIB_ODP_CHILD_SHIFT,
 					      1UL << SIB_ODP_CHILD_SHIFT,
@@ -217,6 +252,8 @@ static struct ib_umem_odp *sib_odp_umem(struct sib_mr *mr, u64 va)
 				kid = ERR_PTR(xa_err(old));
 			}
 		}
+		if (IS_ERR(kid))
+			sib_odp_uncharge(mr, 1UL << SIB_ODP_CHILD_SHIFT);
 	}
 	mutex_unlock(&mr->odp_kids_lock);
 	return kid;

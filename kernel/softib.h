@@ -90,6 +90,7 @@ struct sib_dev {
 	bool flow_rx;			/* raw.c's rx_handler is on ndev, RTNL */
 	bool flow_gone;			/* ndev unregistered, RTNL */
 	atomic_t next_ind_tbl;		/* rss.c: indirection table numbers */
+	atomic64_t odp_lists;		/* odp.c: bytes of ib_core's ODP page lists */
 };
 
 /**
@@ -223,6 +224,7 @@ struct sib_mr {
 	struct ib_umem_odp *odp;	/* SIB_MR_ODP: its umem (odp.c) */
 	struct xarray odp_kids;		/* implicit ODP: child umems by 2 MiB */
 	struct mutex odp_kids_lock;	/* serializes adding a child */
+	u64 odp_charged;		/* its and its children's odp_lists bytes */
 	struct dma_buf *dmabuf;
 	struct iosys_map dmabuf_map;
 	void *kva;

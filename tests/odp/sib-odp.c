@@ -28,6 +28,8 @@
  *   implicit_unmapped  through an implicit MR's R_Key, a WRITE into an
  *                unmapped range and a WRITE and READ of a kernel address:
  *                REM_ACCESS_ERR; then a WRITE into mapped memory works
+ *   lists_cap    16 GiB explicit ODP MRs over unmapped space until ENOMEM,
+ *                within an eighth of RAM of ib_core's page lists
  *   storm        a thread discarding the target (DONTNEED) while 16 KiB
  *                WRITEs and READs go on: every byte read is the pattern or
  *                0, never anything else; after the storm one WRITE is whole
@@ -611,16 +613,60 @@ static void case_huge(void)
 	munmap(buf, 4096);
 }
 
+/*
+ * Many explicit ODP MRs of 16 GiB over address space nobody mapped (64 MiB
+ * of page lists each in ib_core): the device's ODP MRs together may hold
+ * lists of at most an eighth of RAM, so one of them fails with ENOMEM long
+ * before the OOM killer would run (a field case: an unprivileged process
+ * filled a 4 GiB guest so); after the deregistrations one fits again.
+ */
+static void case_lists_cap(void)
+{
+	const size_t len = 16ULL << 30, max = 128;
+	const uint64_t lists = ((len >> 12) + 2) * 16;
+	uint64_t cap = (uint64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 8;
+	const uintptr_t base = 0x200000000000ULL;	/* 32 TiB: no mapping there */
+	struct ibv_mr *mrs[128], *mr;
+	size_t n = 0, i;
+
+	while (n < max) {
+		mrs[n] = ibv_reg_mr(pd, (void *)(base + n * len), len, ODP_RW);
+		if (!mrs[n])
+			break;
+		n++;
+	}
+	if (n == max)
+		fail("%zu explicit ODP MRs of 16 GiB (%llu MiB of page lists) registered",
+		     n, (unsigned long long)(n * lists >> 20));
+	else if (errno != ENOMEM)
+		fail("ODP MR %zu of 16 GiB: %s, not ENOMEM", n, strerror(errno));
+	else if (n * lists > cap)
+		fail("%zu MRs hold %llu MiB of page lists, above an eighth of RAM (%llu MiB)",
+		     n, (unsigned long long)(n * lists >> 20),
+		     (unsigned long long)(cap >> 20));
+	for (i = 0; i < n; i++)
+		ibv_dereg_mr(mrs[i]);
+	mr = ibv_reg_mr(pd, (void *)base, len, ODP_RW);
+	if (!mr)
+		fail("after the deregistrations a 16 GiB ODP MR: %s", strerror(errno));
+	else
+		ibv_dereg_mr(mr);
+	if (!sibt_case_failed())
+		sibt_ok_detail("%zu MRs of 16 GiB, then ENOMEM (%llu of %llu MiB of page lists)",
+			       n, (unsigned long long)(n * lists >> 20),
+			       (unsigned long long)(cap >> 20));
+}
+
 static const char *const names[] = {
 	"first_touch", "dontneed", "munmap", "local_gone", "fork", "atomic",
 	"send_recv", "implicit", "implicit_unmapped", "storm", "advise",
-	"huge",
+	"huge", "lists_cap",
 };
 static void (*const funcs[])(void) = {
 	case_first_touch, case_dontneed, case_munmap, case_local_gone,
 	case_fork, case_atomic, case_send_recv, case_implicit,
 	case_implicit_unmapped, case_storm,
-	case_advise, case_huge,
+	case_advise, case_huge, case_lists_cap,
 };
 
 int main(int argc, char **argv)
