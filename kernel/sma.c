@@ -653,8 +653,13 @@ static int sib_sma_pma(struct sib_sma_ctx *ctx, struct sib_ib_port *p,
 		break;
 	case IB_PMA_PORT_COUNTERS:
 	case IB_PMA_PORT_COUNTERS_EXT:
-		/* one port: AllPortSelect (0xff) is that port */
-		if (port_select != ctx->port_num && port_select != 0xff) {
+		/*
+		 * one port: AllPortSelect (0xff) is that port, and so is 0,
+		 * what perfquery sends when no port is named (ConnectX
+		 * answers it for the port the MAD came in on)
+		 */
+		if (port_select != ctx->port_num && port_select != 0xff &&
+		    port_select) {
 			status = SIB_SMA_STATUS_INVALID;
 			break;
 		}

@@ -638,6 +638,12 @@ static void sib_sma_test_pma(struct kunit *test)
 	/* softib's own counters are not touched */
 	KUNIT_EXPECT_EQ(test, t->ctx->cnt[SIB_SMA_SRC_RCV_PKTS], 12);
 
+	/* PortSelect 0 (perfquery without a port): the port itself */
+	sib_st_pma(t, IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 0, 0);
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, out->mad_hdr.status, 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_data), 1000);
+
 	/* another port, an unknown attribute */
 	sib_st_pma(t, IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 2, 0);
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);

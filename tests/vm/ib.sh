@@ -566,7 +566,16 @@ if ((sm_ok)); then
 	why=""
 	X0=$(xmit $LID2)
 	[[ $X0 =~ ^[0-9]+$ ]] || why+=" perfquery -x $LID2 1: $(timeout 30 perfquery -C $DEV -x $LID2 1 2>&1 | head -2 | tr '\n' ' ');"
-	verdict perfquery_remote "$why" "host 2's PortXmitData ${X0:-?}"
+	# no port named: perfquery asks for PortSelect 0, which a ConnectX port answers as its own
+	o=$(timeout 30 perfquery -C $DEV $LID2 2>&1)
+	[[ $o == *PortRcvPkts:* ]] || why+=" perfquery $LID2 (no port): ${o:0:120};"
+	# -r prints the counters, then resets them: the next query counts only what came since
+	o=$(timeout 30 perfquery -C $DEV -r $LID2 1 2>&1; timeout 30 perfquery -C $DEV $LID2 1 2>&1)
+	n0=$(grep -Eo 'PortRcvPkts:\.*[0-9]+' <<<"$o" | head -1 | grep -Eo '[0-9]+$')
+	n=$(grep -Eo 'PortRcvPkts:\.*[0-9]+' <<<"$o" | sed -n 2p | grep -Eo '[0-9]+$')
+	[[ $n0 =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] && ((n < n0)) ||
+		why+=" perfquery -r $LID2 1, then a query: PortRcvPkts ${n0:-none}, then ${n:-none};"
+	verdict perfquery_remote "$why" "host 2's PortXmitData ${X0:-?}; also with no port named; perfquery -r: PortRcvPkts ${n0:-?}, then ${n:-?}"
 
 	why=""
 	# "GID fe80::... LID start 0x1 end 0x1"
