@@ -110,9 +110,14 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
  * child an access needs, is refused. Called before the umem is made;
  * @mr->odp_charged is later returned whole by sib_odp_release().
  */
+static u64 sib_odp_lists(u64 length)
+{
+	return ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+}
+
 static int sib_odp_charge(struct sib_mr *mr, u64 length)
 {
-	u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+	u64 lists = sib_odp_lists(length);
 	u64 cap = ((u64)totalram_pages() << PAGE_SHIFT) /
 		  SIB_ODP_LISTS_RAM_SHARE;
 	atomic64_t *used = &mr->dev->odp_lists;
@@ -127,7 +132,7 @@ static int sib_odp_charge(struct sib_mr *mr, u64 length)
 
 static void sib_odp_uncharge(struct sib_mr *mr, u64 length)
 {
-	u64 lists = ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+	u64 lists = sib_odp_lists(length);
 
 	mr->odp_charged -= lists;
 	atomic64_sub(lists, &mr->dev->odp_lists);
