@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # cc-capture.py IFACE FILE COUNT SECONDS [OPCODE]: write up to COUNT RoCEv2 frames (UDP
-# destination port 4791; with OPCODE only those whose BTH opcode is OPCODE) seen on IFACE
+# destination port 4791, over IPv4 or IPv6; with OPCODE only those whose BTH opcode is OPCODE) seen on IFACE
 # within SECONDS into the pcap FILE, through an AF_PACKET socket (tests/vm/cc.sh).
 import socket
 import struct
@@ -21,12 +21,20 @@ with open(path, 'wb') as f:
             frame = s.recv(65535)
         except socket.timeout:
             continue
-        if len(frame) < 14 + 20 + 8 + 12 or frame[12:14] != b'\x08\x00':
+        if len(frame) < 14 + 20 + 8 + 12:
             continue
-        ihl = (frame[14] & 0xf) * 4
-        if frame[23] != 17:
+        if frame[12:14] == b'\x08\x00':       # IPv4
+            if frame[23] != 17:
+                continue
+            udp = 14 + (frame[14] & 0xf) * 4
+        elif frame[12:14] == b'\x86\xdd':     # IPv6, no extension headers
+            if frame[20] != 17:
+                continue
+            udp = 14 + 40
+            if len(frame) < udp + 8 + 12:
+                continue
+        else:
             continue
-        udp = 14 + ihl
         if struct.unpack('>H', frame[udp + 2:udp + 4])[0] != 4791:
             continue
         if want is not None and frame[udp + 8] != want:

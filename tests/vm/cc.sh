@@ -3,7 +3,7 @@
 # network namespaces joined by a veth pair whose sender side (vethA, in ccA) is a bottleneck
 # that marks ECN instead of dropping: tbf 20 Mbit/s with an fq_codel child that marks CE on
 # every ECN-capable packet queued longer than 1 ms.  sib-load (verified RC traffic, one way,
-# sibA -> sibB) drives it.  Meant to run inside a tools/vm-run guest (root, softib loaded).
+# sibA -> sibB) drives it, over IPv4 GIDs and once over IPv6 GIDs.  Meant to run inside a tools/vm-run guest (root, softib loaded).
 set -uo pipefail
 usage() {
 	cat <<USAGE
@@ -35,7 +35,7 @@ TL_PREFIX=cc_ TL_STAMP=1
 . "$HERE/../lib/testlib.sh"
 cases params_show params_set params_errors data_ect0 bottleneck_marks np_ecn_marked np_cnp_sent \
 	rp_cnp_handled rp_rate_decrease rp_paced rate_in_restrack data_verified cnp_tshark cnp_scapy \
-	rp_off_ignored rp_off_verified ecn_off_no_marks bench_on bench_off bench_mixed
+	rp_off_ignored rp_off_verified ecn_off_no_marks ipv6_ect0 ipv6_cnp bench_on bench_off bench_mixed
 for f in "$LOAD" "$CC"; do [[ -x $f ]] || { echo "cc.sh: $f not built (make load pkey)" >&2; exit 2; }; done
 if [[ -n $KEEP ]]; then OUT=$KEEP; mkdir -p "$OUT"; else OUT=$(mktemp -d /tmp/cc.XXXXXX); fi
 teardown() {
@@ -203,6 +203,33 @@ counters sibB B3; m3=$(marks)
 "$CC" set sibA ecn_enable 1
 check ecn_off_no_marks "ecn_enable 0: ce_mark +$((m3 - m2)), np_ecn_marked_roce_packets +$(counters_delta B2 B3 np_ecn_marked_roce_packets), dropped $(drops)" \
 	'((m3 == m2)) && (($(counters_delta B2 B3 np_ecn_marked_roce_packets) == 0))'
+
+# --- the same over IPv6 GIDs: ECT(0) in the traffic class, CE marked, CNPs over IPv6 ---
+log "ipv6"
+ip -n ccA -6 addr add fd78::1/64 dev vethA nodad && ip -n ccB -6 addr add fd78::2/64 dev vethB nodad
+# neighbours resolved before the QPs resolve their AHs (as the ARP above)
+ip netns exec ccA ping -6 -c 1 -W 5 fd78::2 >/dev/null 2>&1
+g6a=$(gid_index sibA fd78::1 50 0.2) g6b=$(gid_index sibB fd78::2 50 0.2)
+ip netns exec ccB /usr/bin/python3 "$HERE/cc-capture.py" vethB "$OUT/data6.pcap" 50 20 >"$OUT/capture6.log" 2>&1 &
+cap6=$!
+sleep 4
+counters sibA A2; counters sibB B2; m2=$(marks)
+lrc=99
+if [[ -n $g6a && $g6a == "$g6b" ]]; then
+	timeout -s KILL 70 "$LOAD" -d sibA -D sibB -g "$g6a" -q 2 -t 3 --one-way \
+		--ops-mix write,write_imm,send -M 64K -o 8 >"$OUT/load-v6" 2>&1
+	lrc=$?
+fi
+wait "$cap6" 2>/dev/null
+counters sibA A3; counters sibB B3; m3=$(marks)
+ecn6=$(timeout -s KILL 180 tshark -r "$OUT/data6.pcap" -Y 'ipv6 && udp.dstport == 4791 && infiniband.bth.opcode != 0x81' \
+	-T fields -e ipv6.tclass.ecn 2>/dev/null | sort | uniq -c | awk '{print $2":"$1}' | paste -sd' ')
+check ipv6_ect0 "GID index ${g6a:-none}/${g6b:-none}; ECN field of captured RoCEv2 packets over IPv6 (value:count): ${ecn6:-none}; sib-load exit $lrc: $(grep -E '^(result|mismatches)' "$OUT/load-v6" 2>/dev/null | paste -sd' ')" \
+	'[[ -n $ecn6 ]] && ! grep -qE "(^| )0:" <<<"$ecn6" && ((lrc == 0)) && load_ok v6'
+d6a() { counters_delta A2 A3 "$1"; }
+d6b() { counters_delta B2 B3 "$1"; }
+check ipv6_cnp "ce_mark +$((m3 - m2)); sibB np_ecn_marked_roce_packets +$(d6b np_ecn_marked_roce_packets), np_cnp_sent +$(d6b np_cnp_sent); sibA rp_cnp_handled +$(d6a rp_cnp_handled), ignored +$(d6a rp_cnp_ignored)" \
+	'(($(d6b np_ecn_marked_roce_packets) > 0 && $(d6b np_cnp_sent) > 0 && $(d6a rp_cnp_handled) > 0 && $(d6a rp_cnp_ignored) == 0))'
 
 # --- two senders, four flows, one bottleneck: tools/cc-bench, short (the figures are the
 # benchmark's; here each case's data must be verified and its CNPs handled or ignored as the

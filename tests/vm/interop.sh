@@ -128,7 +128,7 @@ field_names() {
 	for run in "${FIELD_RUNS[@]}"; do field_run_names "$run"; done
 	printf "%s\n" field_rping_sib1_rxe0 field_rping_rxe0_sib1 field_udaddy_sib1_rxe0 field_udaddy_rxe0_sib1 \
 		field_ucmatose_sib1_rxe0 field_mcast_rxe0_sib1 field_mcast_sib1_rxe0 \
-		field_lossy_atomics_sib1_rxe0
+		field_lossy_atomics_sib1_rxe0 field_cc_ce_rxe0_sib1 field_cc_ce_sib1_rxe0
 }
 # the results only go to FILE (stdout has the CELL and CHECK lines)
 TL_QUIET=1
@@ -312,18 +312,22 @@ cell() {
 LOAD=$TOOLS/load/sib-load
 sibcnt() { sed -n "s/^counters *sib1: .*[ ]$2=+\([0-9]*\).*/\1/p" "$1" | head -1; }
 load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name=0 ..." of sib1
-	local name=$1 want=$2 f=$OUT/$1.load rc=0 w v why=""
+	local name=$1 want=$2 f=$OUT/$1.load rc=0 w v why="" seen=""
 	shift 2
 	timeout -s KILL 180 "$LOAD" -m 1024 "$@" >"$f" 2>&1 || rc=$?
 	((rc == 0)) || why+=" sib-load exit $rc: $(grep -E '^(result|statuses)' "$f" | tr '\n' ' ');"
+	# LOAD_POST: a command run after the transfer; what it prints is a reason to fail
+	[[ -z ${LOAD_POST:-} ]] || why+=" $($LOAD_POST);"
+	why=${why% ;}
 	for w in $want; do
 		v=$(sibcnt "$f" "${w%[>=]*}")
+		seen+=" ${w%[>=]*} +${v:-?}"
 		case $w in
 		*\>0) ((${v:-0} > 0)) || why+=" sib1 ${w%>0} did not move;" ;;
 		*=0) ((${v:-1} == 0)) || why+=" sib1 ${w%=0} +${v:-?};" ;;
 		esac
 	done
-	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' ')"
+	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' '); sib1:$seen"
 	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
 }
 FIELD=$HERE/../field/field-check
@@ -451,6 +455,48 @@ field_cases() {
 	load_check field_lossy_atomics_sib1_rxe0 "retransmits>0 duplicate_request>0" -d sib1 -D rxe0 -q 2 -M 64K \
 		-b 2M --ops-mix $ops "${empty[@]}"
 	tc qdisc del dev vI root 2>/dev/null; tc -n A qdisc del dev vA root 2>/dev/null
+	cc_cases
+}
+
+# Congestion control against rdma_rxe, which has none (issue 21): a tc filter on one veth's
+# egress sets ECN CE on the RoCEv2 packets passing it, as a congested switch would.
+# rxe0 -> sib1: every packet of rdma_rxe marked (rxe sends Not-ECT; a switch would not mark
+# those, the filter does, to get softib's notification point going): sib1 counts the marks
+# and sends CNPs, which rdma_rxe drops as an unknown opcode; the transfer is verified.
+# sib1 -> rxe0: only packets that carry ECT(0) marked (softib's data packets; a count of 0
+# would mean softib sent none): rdma_rxe ignores CE and sends no CNP, sib1 handles none, the
+# transfer is verified.
+ce_filter() { # NS DEV TOS-MATCH: a clsact egress filter that marks CE on UDP port 4791
+	nsx "$1" tc qdisc add dev "$2" clsact &&
+		nsx "$1" tc filter add dev "$2" egress protocol ip u32 match ip protocol 17 0xff \
+			match ip dport 4791 0xffff $3 action pedit ex munge ip tos set 3 retain 3 pipe \
+			action csum ip4h
+}
+ce_hits() { # NS DEV: packets the filter marked
+	nsx "$1" tc -s filter show dev "$2" egress | sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -1
+}
+ce_none() { # NS DEV: says so when the filter marked no packet
+	local n
+	n=$(ce_hits "$1" "$2")
+	((${n:-0} > 0)) || echo "the filter on $2 marked ${n:-no} packets"
+}
+cc_cases() {
+	if ce_filter - vI ""; then
+		LOAD_POST="ce_none - vI" load_check field_cc_ce_rxe0_sib1 \
+			"np_ecn_marked_roce_packets>0 np_cnp_sent>0 rp_cnp_handled=0" \
+			-d rxe0 -D sib1 --one-way -q 2 -M 64K -b 1M --ops-mix send,write,write_imm
+	else
+		check field_cc_ce_rxe0_sib1 FAIL "tc clsact/u32/pedit filter on vI"
+	fi
+	tc qdisc del dev vI clsact 2>/dev/null
+	if ce_filter A vA "match ip tos 2 3"; then
+		LOAD_POST="ce_none A vA" load_check field_cc_ce_sib1_rxe0 \
+			"np_cnp_sent=0 rp_cnp_handled=0 rp_cnp_ignored=0" \
+			-d sib1 -D rxe0 --one-way -q 2 -M 64K -b 1M --ops-mix send,write,write_imm
+	else
+		check field_cc_ce_sib1_rxe0 FAIL "tc clsact/u32/pedit filter on vA"
+	fi
+	tc -n A qdisc del dev vA clsact 2>/dev/null
 }
 
 if ((FIELD_ONLY)); then
