@@ -84,6 +84,8 @@ struct sib_cable;
  *		  port's active MTU
  * @cap_mask: PortInfo CapabilityMask (IsSM while an SM holds the port)
  * @m_key, @mkey_prot, @mkey_lease, @mkey_violations: M_Key basics (14.2.4)
+ * @mkey_lease_end: when the M_Key lease runs out (sib_sma_ctx.now_s's
+ *		    seconds), 0 while the lease timer is not running
  * @subnet_timeout, @resp_time, @client_rereg: PortInfo fields the SM sets
  * @sl2vl: SL to VL mapping (one VL for data: all 0 unless set)
  * The rest of PortInfo's fields and the SMA's state are ibport.c's.
@@ -104,6 +106,7 @@ struct sib_ib_port {
 	u8 mkey_prot;
 	u16 mkey_lease;
 	u16 mkey_violations;
+	u64 mkey_lease_end;
 	u8 subnet_timeout;
 	u8 resp_time;
 	u8 client_rereg;

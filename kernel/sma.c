@@ -21,6 +21,7 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <rdma/ib_smi.h>
 #include <rdma/ib_pma.h>
 
@@ -406,19 +407,34 @@ static u16 sib_sma_vlarb_attr(struct sib_ib_port *p, struct ib_smp *smp,
  * The M_Key check (IBTA 14.2.4.1): passes with no M_Key, a matching one
  * or IB_MAD_IGNORE_MKEY; a Get passes with protection bits 0, and 1 (the
  * M_Key then reads 0); anything else is a violation, counted here.
+ * The lease (14.2.4.2): a violation starts the lease timer when
+ * M_KeyLeasePeriod is not 0 (infinite) and the timer is not running; an
+ * SMP with the right M_Key stops it; once it has run out the protection
+ * bits are 0, so that an SM that lost the M_Key can read it. The timer
+ * is only looked at when an SMP arrives, the only time the bits matter.
  */
 static bool sib_sma_mkey_ok(struct sib_sma_ctx *ctx, struct sib_ib_port *p,
 			    const struct ib_smp *smp, bool *hide_mkey)
 {
 	*hide_mkey = false;
-	if (ctx->ignore_mkey || !p->m_key || be64_to_cpu(smp->mkey) == p->m_key)
+	if (p->mkey_lease_end && ctx->now_s >= p->mkey_lease_end) {
+		p->mkey_prot = 0;
+		p->mkey_lease_end = 0;
+	}
+	if (ctx->ignore_mkey || !p->m_key)
 		return true;
+	if (be64_to_cpu(smp->mkey) == p->m_key) {
+		p->mkey_lease_end = 0;
+		return true;
+	}
 	if (smp->method == IB_MGMT_METHOD_GET && p->mkey_prot < 2) {
 		*hide_mkey = p->mkey_prot == 1;
 		return true;
 	}
 	if (p->mkey_violations < U16_MAX)
 		p->mkey_violations++;
+	if (p->mkey_lease && !p->mkey_lease_end)
+		p->mkey_lease_end = ctx->now_s + p->mkey_lease;
 	ctx->mkey_violation = true;
 	return false;
 }
@@ -747,6 +763,7 @@ static void sib_sma_gather(struct sib_dev *dev, u32 port, int mad_flags,
 	ctx->port_num = port;
 	ctx->mtu_cap = sib_ib_mtu_cap(dev);
 	ctx->ignore_mkey = mad_flags & IB_MAD_IGNORE_MKEY;
+	ctx->now_s = ktime_get_boottime_seconds();
 	for (i = 0; i < SIB_MAX_PKEYS; i++)
 		ctx->pkey[i] = sib_pkey_at(&dev->pkey, i);
 	for (i = 0; i < SIB_SMA_NUM_SRC; i++)

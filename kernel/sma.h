@@ -136,6 +136,7 @@ struct sib_sma_port {
  * @port_num: the port the MAD came in on (1)
  * @mtu_cap: PortInfo MtuCap, sib_ib_mtu_cap()
  * @ignore_mkey: IB_MAD_IGNORE_MKEY was passed
+ * @now_s: seconds since boot, the M_Key lease's clock
  * @pkey: the P_Key table when the MAD came in (0: invalid entry)
  * @cnt: the counters of SIB_SMA_SRC_LIST when the MAD came in
  * @new_state: out: logical state to set (sib_ib_set_state()), 0: none
@@ -156,6 +157,7 @@ struct sib_sma_ctx {
 	u8 port_num;
 	enum ib_mtu mtu_cap;
 	bool ignore_mkey;
+	u64 now_s;
 	u16 pkey[SIB_MAX_PKEYS];
 	u64 cnt[SIB_SMA_NUM_SRC];
 

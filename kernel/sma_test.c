@@ -564,6 +564,61 @@ static void sib_sma_test_mkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 }
 
+/* the M_Key lease (IBTA 14.2.4.2): run out after violations, stopped by the right key */
+static void sib_sma_test_mkey_lease(struct kunit *test)
+{
+	struct sib_st *t = sib_st_new(test);
+	struct ib_smp *smp;
+
+	t->p->m_key = 0x1122334455667788ULL;
+	t->p->mkey_prot = 2;
+	t->p->mkey_lease = 10;
+	smp = sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
+			 IB_SMP_ATTR_PORT_INFO, 1);
+	smp->mkey = cpu_to_be64(1);
+	/* a violation at 100 s starts the lease: it runs out at 110 s */
+	t->ctx->now_s = 100;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 110);
+	/* another one does not restart it */
+	t->ctx->now_s = 109;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 110);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_prot, 2);
+	/* run out: protection 0, the Get is answered with the M_Key */
+	t->ctx->now_s = 110;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_prot, 0);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib_st_pi(t)->mkey),
+			0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, sib_st_pi(t)->mkeyprot_resv_lmc >> 6, 0);
+	/* the right M_Key stops a running lease */
+	t->p->mkey_prot = 2;
+	t->ctx->now_s = 200;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 210);
+	smp->mkey = cpu_to_be64(0x1122334455667788ULL);
+	t->ctx->now_s = 205;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 0);
+	smp->mkey = cpu_to_be64(1);
+	t->ctx->now_s = 300;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_prot, 2);
+	/* lease 0: infinite, no timer */
+	t->p->mkey_lease = 0;
+	t->p->mkey_lease_end = 0;
+	t->ctx->now_s = 400;
+	KUNIT_EXPECT_EQ(test, sib_st_run(t),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED);
+	KUNIT_EXPECT_EQ(test, t->p->mkey_lease_end, 0);
+}
+
 static struct ib_pma_mad *sib_st_pma(struct sib_st *t, u8 method, __be16 attr,
 				     u8 port_select, u16 select)
 {
@@ -697,6 +752,7 @@ static struct kunit_case sib_sma_test_cases[] = {
 	KUNIT_CASE(sib_sma_test_pkey),
 	KUNIT_CASE(sib_sma_test_guid_sl2vl_vlarb),
 	KUNIT_CASE(sib_sma_test_mkey),
+	KUNIT_CASE(sib_sma_test_mkey_lease),
 	KUNIT_CASE(sib_sma_test_pma),
 	KUNIT_CASE(sib_sma_test_statuses),
 	{}
