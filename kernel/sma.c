@@ -313,7 +313,11 @@ static u16 sib_sma_port_info_attr(struct sib_sma_ctx *ctx,
 static u16 sib_sma_pkey_attr(struct sib_sma_ctx *ctx, struct ib_smp *smp,
 			     bool set)
 {
-	u32 mod = be32_to_cpu(smp->attr_mod);
+	/*
+	 * the block in bits 15:0; bits 23:16 name a switch's port, a CA
+	 * ignores them (ibdiagnet sends the port it asks about)
+	 */
+	u32 mod = be32_to_cpu(smp->attr_mod) & 0xffff;
 	__be16 *wire = (__be16 *)smp->data;
 	unsigned int i, base;
 
@@ -360,8 +364,7 @@ static u16 sib_sma_sl2vl_attr(struct sib_ib_port *p, struct ib_smp *smp,
 	u16 status = 0;
 	u8 vl;
 
-	if (be32_to_cpu(smp->attr_mod) & 0xffff)
-		return SIB_SMA_STATUS_INVALID;
+	/* the modifier's ports (input 15:8, output 7:0) are a switch's */
 	for (sl = 0; set && sl < 16; sl++) {
 		vl = sib_sma_sl_vl(smp->data, sl);
 		/* VL15 marks an SL whose packets are dropped */
@@ -389,7 +392,8 @@ static u16 sib_sma_vlarb_attr(struct sib_ib_port *p, struct ib_smp *smp,
 	u8 *tbl;
 	unsigned int i;
 
-	if ((block != 1 && block != 3) || (be32_to_cpu(smp->attr_mod) & 0xffff))
+	/* bits 15:0 name a switch's port: a CA ignores them */
+	if (block != 1 && block != 3)
 		return SIB_SMA_STATUS_INVALID;
 	tbl = p->sma.vlarb[block == 3];
 	if (set) {

@@ -447,6 +447,13 @@ static void sib_sma_test_pkey(struct kunit *test)
 	w = (__be16 *)sib_st_out(t)->data;
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(w[0]), 0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(w[1]), 0x8002);
+	/* a port number in bits 23:16 (a switch's; ibdiagnet sends it): ignored */
+	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
+		   IB_SMP_ATTR_PKEY_TABLE, 1 << 16 | 1);
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
+	w = (__be16 *)sib_st_out(t)->data;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(w[1]), 0x8002);
 
 	smp = sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_SET,
 			 IB_SMP_ATTR_PKEY_TABLE, 0);
@@ -500,6 +507,12 @@ static void sib_sma_test_guid_sl2vl_vlarb(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(sib_st_out(t)->status), 0x001c);
 	KUNIT_EXPECT_EQ(test, t->p->sl2vl[0], 0);
 	KUNIT_EXPECT_EQ(test, t->p->sl2vl[15], 15);
+	/* input and output port in the modifier: a switch's, ignored */
+	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
+		   IB_SMP_ATTR_SL_TO_VL_TABLE, 0x0101);
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->data[7], 0x0f);
 
 	/* VLArbitration: block 3 (high, entries 0-31) stored and read back */
 	smp = sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_SET,
@@ -509,6 +522,12 @@ static void sib_sma_test_guid_sl2vl_vlarb(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
 		   IB_SMP_ATTR_VL_ARB_TABLE, 3 << 16);
+	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
+	KUNIT_EXPECT_EQ(test, sib_st_out(t)->data[1], 64);
+	/* a port number in bits 15:0 (a switch's): ignored */
+	sib_st_smp(t, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
+		   IB_SMP_ATTR_VL_ARB_TABLE, 3 << 16 | 1);
 	KUNIT_ASSERT_EQ(test, sib_st_run(t), SIB_ST_REPLY);
 	KUNIT_EXPECT_EQ(test, sib_st_out(t)->status, 0);
 	KUNIT_EXPECT_EQ(test, sib_st_out(t)->data[1], 64);
