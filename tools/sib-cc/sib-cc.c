@@ -117,6 +117,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			/* "set DEV PARAM -1": a value, not an option */
+			if (optind - 1 < argc && argv[optind - 1][0] == '-' &&
+			    argv[optind - 1][1] >= '0' && argv[optind - 1][1] <= '9')
+				return usage_error("VALUE '%s': not a number 0..4294967295",
+						   argv[optind - 1]);
 			if (optopt)
 				return usage_error("unknown option '-%c'", optopt);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -172,7 +177,13 @@ int main(int argc, char **argv)
 	nlmsg_free(msg);
 	nl_socket_free(sk);
 	if (err < 0) {
-		if (param)
+		if (param && err == -NLE_OBJ_NOTFOUND)
+			fprintf(stderr, "sib-cc: set %s %s: no such parameter (sib-cc show %s lists them)\n",
+				dev, param, dev);
+		else if (param && err == -NLE_RANGE)
+			fprintf(stderr, "sib-cc: set %s %s %lu: out of the parameter's range (sib-cc(8))\n",
+				dev, param, val);
+		else if (param)
 			fprintf(stderr, "sib-cc: set %s %s %lu: %s\n", dev, param,
 				val, nl_geterror(err));
 		else
