@@ -102,6 +102,12 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
 	.invalidate = sib_odp_invalidate,
 };
 
+/* bytes of ib_core's page lists for an ODP umem of @length bytes */
+static u64 sib_odp_lists(u64 length)
+{
+	return ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
+}
+
 /*
  * ib_core keeps two u64 a page (pfn and DMA lists) for every ODP umem, an
  * implicit MR's 2 MiB children included; no rlimit or cgroup charges them
@@ -110,11 +116,6 @@ static const struct mmu_interval_notifier_ops sib_odp_ops = {
  * child an access needs, is refused. Called before the umem is made;
  * @mr->odp_charged is later returned whole by sib_odp_release().
  */
-static u64 sib_odp_lists(u64 length)
-{
-	return ((length >> PAGE_SHIFT) + 2) * 2 * sizeof(u64);
-}
-
 static int sib_odp_charge(struct sib_mr *mr, u64 length)
 {
 	u64 lists = sib_odp_lists(length);

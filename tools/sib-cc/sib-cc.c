@@ -118,10 +118,8 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			/* "set DEV PARAM -1": a value, not an option */
-			if (optind - 1 < argc && argv[optind - 1][0] == '-' &&
-			    argv[optind - 1][1] >= '0' && argv[optind - 1][1] <= '9')
-				return usage_error("VALUE '%s': not a number 0..4294967295",
-						   argv[optind - 1]);
+			if (optopt >= '0' && optopt <= '9')
+				return usage_error("a negative VALUE: not a number 0..4294967295");
 			if (optopt)
 				return usage_error("unknown option '-%c'", optopt);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
