@@ -7,11 +7,11 @@
  * marks it, the runner hands it here) makes the QP send a CNP to the
  * sender's QP, at most one per np_min_time_between_cnps.
  *
- * Reaction point (RP): a CNP for an RC or UC QP (recv.c flags the QP,
- * the runner calls sib_cc_rp_cnp()) starts DCQCN (Zhu et al., SIGCOMM
- * 2015) on that QP: the current rate Rc is cut by alpha/2, the target
- * Rt remembers the rate before the cut, alpha rises. Alpha decays every
- * rp_dce_tcp_rtt without a CNP; every rp_time_reset and every
+ * Reaction point (RP): a CNP for a QP that sends requests (recv.c flags
+ * the QP, the runner calls sib_cc_rp_cnp()) starts DCQCN (Zhu et al.,
+ * SIGCOMM 2015) on that QP: the current rate Rc is cut by alpha/2, the
+ * target Rt remembers the rate before the cut, alpha rises. Alpha decays
+ * every rp_dce_tcp_rtt without a CNP; every rp_time_reset and every
  * rp_byte_reset bytes the rate rises (fast recovery towards Rt for the
  * first rp_threshold events, then additive, then hyper increase of Rt).
  * Those periods are not timers: they are caught up from the clock each
@@ -20,8 +20,9 @@
  * token bucket; when it is out of credit its run stops and one per-QP
  * timer (timers.c) runs it again once the credit is there. A QP whose
  * rate climbed back to rp_max_rate is no longer limited: no state, no
- * timer, full speed. UD QPs have no reaction point: a CNP to a UD QP is
- * counted in rp_cnp_ignored.
+ * timer, full speed. A UD QP has one rate for all of its destinations,
+ * as on ConnectX: the CNP names the QP, not the address handle
+ * (sib_cc_rp_type()).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -342,7 +343,29 @@ static void sib_cc_changed(void *ctx, struct sib_cc_rp *rp,
 }
 
 /**
- * sib_cc_rp_cnp() - a CNP arrived for this RC or UC QP
+ * sib_cc_rp_type() - does this QP have a reaction point?
+ * @qp: QP a CNP names
+ *
+ * Every QP that sends requests: RC, UC, UD and XRC initiators. A UD QP
+ * has one rate for all of its destinations. QP0 and QP1 are never
+ * limited.
+ * Context: any. Return: true when a CNP cuts the QP's rate.
+ */
+bool sib_cc_rp_type(const struct sib_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_XRC_INI:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * sib_cc_rp_cnp() - a CNP arrived for this QP (sib_cc_rp_type())
  * @qp: QP (recv.c counted the CNP as handled and flagged the QP)
  *
  * Cuts the rate (sib_dcqcn_cut()); the requester is paced from now on.
@@ -416,7 +439,7 @@ bool sib_cc_pause_ahead(struct sib_qp *qp, u32 len)
 }
 
 /*
- * Where the CNP for @skb goes: the QP's peer for RC and UC, the source
+ * Where the CNP for @skb goes: the QP's peer for RC, UC and XRC, the source
  * QP of the DETH at the packet's source address for UD. Return: false
  * when there is no one to send it to.
  */
@@ -425,7 +448,9 @@ static bool sib_cc_cnp_dest(struct sib_qp *qp, struct sk_buff *skb,
 {
 	const struct sib_deth *deth;
 
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
 		*av = qp->av;
 		*dqpn = qp->dest_qpn;
 		return true;

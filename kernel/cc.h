@@ -120,6 +120,7 @@ u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent);
 bool sib_cc_credit_ends(const struct sib_cc_rp *rp, u64 unpaid, u32 len);
 
 void sib_cc_np_ce(struct sib_qp *qp, struct sk_buff *skb);
+bool sib_cc_rp_type(const struct sib_qp *qp);
 void sib_cc_rp_cnp(struct sib_qp *qp);
 bool sib_cc_may_send(struct sib_qp *qp);
 bool sib_cc_pause_ahead(struct sib_qp *qp, u32 len);

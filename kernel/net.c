@@ -582,8 +582,8 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		kfree_skb(skb);
 		return 0;
 	}
-	/* an XRC target sends only responses, in the XRC opcode range */
-	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+	/* an XRC target's responses are in the XRC opcode range; CNPs are not */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT && skb->data[0] != SIB_OP_CNP)
 		skb->data[0] |= SIB_OP_XRC_BASE;
 	if (sib_is_ib(dev))
 		return sib_pkt_xmit_ib(qp, av, skb);

@@ -217,9 +217,9 @@ static bool sib_rcv_ce(struct sk_buff *skb)
 }
 
 /*
- * A CNP (IBTA Annex A17.9.1), its ICRC checked: for an RC or UC QP with
- * the reaction point on, flag the QP for its run (cc.c cuts its rate);
- * otherwise count it ignored (UD QPs have no reaction point). A CNP
+ * A CNP (IBTA Annex A17.9.1), its ICRC checked: for a QP that sends
+ * requests (sib_cc_rp_type()) with the reaction point on, flag the QP for
+ * its run (cc.c cuts its rate); otherwise count it ignored. A CNP
  * never creates state: one for no QP, with a bad length, version or
  * P_Key is dropped and counted like other bad input.
  */
@@ -250,8 +250,7 @@ static void sib_rcv_cnp(struct sib_dev *dev, struct sk_buff *skb)
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 	} else {
 		rp = READ_ONCE(dev->cc[SIB_CC_RP_ENABLE]) &&
-		     (qp->ibqp.qp_type == IB_QPT_RC ||
-		      qp->ibqp.qp_type == IB_QPT_UC);
+		     sib_cc_rp_type(qp);
 		sib_counter_inc(dev, rp ? SIB_CNT_RP_CNP_HANDLED :
 					  SIB_CNT_RP_CNP_IGNORED);
 		if (rp && !test_and_set_bit(SIB_QPF_CNP, &qp->flags))

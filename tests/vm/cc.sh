@@ -35,7 +35,7 @@ TL_PREFIX=cc_ TL_STAMP=1
 . "$HERE/../lib/testlib.sh"
 cases params_show params_set params_errors data_ect0 bottleneck_marks np_ecn_marked np_cnp_sent \
 	rp_cnp_handled rp_rate_decrease rp_paced rate_in_restrack data_verified cnp_tshark cnp_scapy \
-	rp_off_ignored rp_off_verified ecn_off_no_marks ipv6_ect0 ipv6_cnp bench_on bench_off bench_mixed
+	rp_off_ignored rp_off_verified ecn_off_no_marks ud_rp xrc_rp ipv6_ect0 ipv6_cnp bench_on bench_off bench_mixed
 for f in "$LOAD" "$CC"; do [[ -x $f ]] || { echo "cc.sh: $f not built (make load pkey)" >&2; exit 2; }; done
 if [[ -n $KEEP ]]; then OUT=$KEEP; mkdir -p "$OUT"; else OUT=$(mktemp -d /tmp/cc.XXXXXX); fi
 teardown() {
@@ -203,6 +203,39 @@ counters sibB B3; m3=$(marks)
 "$CC" set sibA ecn_enable 1
 check ecn_off_no_marks "ecn_enable 0: ce_mark +$((m3 - m2)), np_ecn_marked_roce_packets +$(counters_delta B2 B3 np_ecn_marked_roce_packets), dropped $(drops)" \
 	'((m3 == m2)) && (($(counters_delta B2 B3 np_ecn_marked_roce_packets) == 0))'
+
+# --- a UD and an XRC sender through the bottleneck (perftest's send): the CNPs go to the
+# sending QP (for UD the DETH's source QP, for XRC the initiator) and cut that QP's one rate,
+# for UD for all of its destinations. UD's drops are UD's: only XRC's server must finish ---
+g4=$(gid_index sibA 192.168.78.1)
+qp_rp() { # CASE TYPE SIZE ITERS
+	local c=$1 t=$2 srv cli crc src=0 sample
+	log "$t"
+	counters sibA A2; counters sibB B2
+	ip netns exec ccB timeout -s KILL 45 ib_send_bw -d sibB -x "$g4" -c "$t" -s "$3" -n "$4" -p 18610 \
+		>"$OUT/$c-srv" 2>&1 &
+	srv=$!
+	sleep 1
+	ip netns exec ccA timeout -s KILL 40 ib_send_bw -d sibA -x "$g4" -c "$t" -s "$3" -n "$4" -p 18610 \
+		192.168.78.2 >"$OUT/$c-cli" 2>&1 &
+	cli=$!
+	: >"$OUT/restrack-$c"
+	while kill -0 "$cli" 2>/dev/null; do
+		rdma -d -d res show qp 2>/dev/null | grep -E "type $t[A-Z_]* .*cc_rate_mbps [1-9]" >>"$OUT/restrack-$c"
+		[[ -s $OUT/restrack-$c ]] && break
+		sleep 0.2
+	done
+	wait "$cli"; crc=$?
+	if [[ $t == UD ]]; then sleep 2; kill -9 "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+	else wait "$srv"; src=$?; fi
+	counters sibA A3; counters sibB B3
+	sample=$(grep -oE "type $t[A-Z_]*|cc_(rate_mbps|target_mbps|alpha) [0-9]+" "$OUT/restrack-$c" | head -4 | paste -sd' ')
+	local h=$(counters_delta A2 A3 rp_cnp_handled) i=$(counters_delta A2 A3 rp_cnp_ignored) d=$(counters_delta A2 A3 rp_rate_decrease)
+	check "$c" "ib_send_bw -c $t exit $crc/$src; sibB np_cnp_sent +$(counters_delta B2 B3 np_cnp_sent); sibA rp_cnp_handled +$h, ignored +$i, rp_rate_decrease +$d; limited QP: ${sample:-none seen}" \
+		"((crc == 0 && src == 0 && h > 0 && i == 0 && d > 0)) && [[ -n \$sample ]]"
+}
+qp_rp ud_rp UD 1024 12000
+qp_rp xrc_rp XRC 4096 1500
 
 # --- the same over IPv6 GIDs: ECT(0) in the traffic class, CE marked, CNPs over IPv6 ---
 log "ipv6"
