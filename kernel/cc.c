@@ -343,28 +343,6 @@ static void sib_cc_changed(void *ctx, struct sib_cc_rp *rp,
 }
 
 /**
- * sib_cc_rp_type() - does this QP have a reaction point?
- * @qp: QP a CNP names
- *
- * Every QP that sends requests: RC, UC, UD and XRC initiators. A UD QP
- * has one rate for all of its destinations. QP0 and QP1 are never
- * limited.
- * Context: any. Return: true when a CNP cuts the QP's rate.
- */
-bool sib_cc_rp_type(const struct sib_qp *qp)
-{
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-	case IB_QPT_UC:
-	case IB_QPT_UD:
-	case IB_QPT_XRC_INI:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/**
  * sib_cc_rp_cnp() - a CNP arrived for this QP (sib_cc_rp_type())
  * @qp: QP (recv.c counted the CNP as handled and flagged the QP)
  *

@@ -9,6 +9,7 @@
 #define SIB_CC_H
 
 #include <linux/types.h>
+#include <rdma/ib_verbs.h>
 
 /*
  * X(id, name, default, min, max, unit): one list makes the enum, the
@@ -119,8 +120,22 @@ u32 sib_cc_burst(u32 rate);
 u64 sib_cc_credit(struct sib_cc_rp *rp, u64 now, u64 sent);
 bool sib_cc_credit_ends(const struct sib_cc_rp *rp, u64 unpaid, u32 len);
 
+/**
+ * sib_cc_rp_type() - does a QP of this type have a reaction point?
+ * @type: the type of the QP a CNP names
+ *
+ * Every QP that sends requests: RC, UC, UD and XRC initiators. A UD QP
+ * has one rate for all of its destinations. QP0 and QP1 are never
+ * limited.
+ * Context: any. Return: true when a CNP cuts the QP's rate.
+ */
+static inline bool sib_cc_rp_type(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC || type == IB_QPT_UD ||
+	       type == IB_QPT_XRC_INI;
+}
+
 void sib_cc_np_ce(struct sib_qp *qp, struct sk_buff *skb);
-bool sib_cc_rp_type(const struct sib_qp *qp);
 void sib_cc_rp_cnp(struct sib_qp *qp);
 bool sib_cc_may_send(struct sib_qp *qp);
 bool sib_cc_pause_ahead(struct sib_qp *qp, u32 len);

@@ -61,6 +61,7 @@
 	X(COMPLETIONS,		"completions")		\
 	X(INLINE_ROUNDS,	"inline_rounds")	\
 	X(WORK_ROUNDS,		"work_rounds")		\
+	X(SOFTIRQ_ROUNDS,	"softirq_rounds")	\
 	X(SQ_DOORBELLS,		"sq_doorbells")		\
 	X(SQ_DOORBELLS_IOCTL,	"sq_doorbells_ioctl")	\
 	X(SQ_DOORBELLS_FILE,	"sq_doorbells_file")	\

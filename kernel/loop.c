@@ -71,9 +71,13 @@ static void sib_loop_unclaim(struct sib_qp *qp, struct sib_qp *rqp)
  */
 bool sib_loop_claim(struct sib_qp *qp, struct sib_loop *lp)
 {
-	struct sib_qp *rqp = sib_loop_target(qp);
+	struct sib_qp *rqp;
 
 	lp->rqp = NULL;
+	/* a softirq round (task.c) only sends packets */
+	if (!in_task())
+		return false;
+	rqp = sib_loop_target(qp);
 	if (!rqp)
 		return false;
 	lp->claim = sib_task_claim(rqp, !qp->task_nested);

@@ -187,34 +187,34 @@ static int sib_mr_insert(struct sib_dev *dev, struct sib_mr *mr)
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	/* published by xa_alloc: the key must be final before */
 	mr->key = mr->type == SIB_MR_FRMR ? 0 : mr->ibmr.lkey;
-	err = xa_alloc_cyclic(&dev->mr_xa, &idx, mr,
+	err = xa_alloc_cyclic_bh(&dev->mr_xa, &idx, mr,
 			      XA_LIMIT(1, (SIB_MW_KEY_BIT >> 8) - 1),
 			      &dev->next_mr, GFP_KERNEL);
 	if (err < 0) {
 		sib_obj_release(dev, SIB_OBJ_MR);
 		return err;
 	}
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	mr->ibmr.lkey |= idx << 8;
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	if (mr->type != SIB_MR_FRMR)
 		WRITE_ONCE(mr->key, mr->ibmr.lkey);
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return 0;
 }
 
 /* unpublish the MR and wait for the engines; -EBUSY while MWs are bound */
 static int sib_mr_remove(struct sib_dev *dev, struct sib_mr *mr)
 {
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	if (atomic_read(&mr->num_mw)) {
-		xa_unlock(&dev->mr_xa);
+		xa_unlock_bh(&dev->mr_xa);
 		return -EBUSY;
 	}
 	__xa_erase(&dev->mr_xa, mr->ibmr.lkey >> 8);
 	/* every hint (sib_mr_get_cached()) from before is stale now */
 	WRITE_ONCE(dev->mr_gen, dev->mr_gen + 1);
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	sib_mr_put(mr);
 	wait_for_completion(&mr->released);
 	sib_obj_release(dev, SIB_OBJ_MR);
@@ -559,13 +559,13 @@ struct sib_mr *sib_mr_get(struct sib_dev *dev, struct ib_pd *pd, u32 key,
 
 	if (key & SIB_MW_KEY_BIT)
 		return NULL;
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	mr = xa_load(&dev->mr_xa, key >> 8);
 	if (mr && (READ_ONCE(mr->key) != key || READ_ONCE(mr->ibmr.pd) != pd ||
 		   (READ_ONCE(mr->access) & access) != access ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return mr;
 }
 
@@ -1086,7 +1086,7 @@ int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
 
 	if ((lkey >> 8) != (key >> 8) || (key & SIB_MW_KEY_BIT))
 		return -EINVAL;
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	mr = xa_load(&dev->mr_xa, key >> 8);
 	if (mr && mr->type == SIB_MR_FRMR && mr->ibmr.pd == pd &&
 	    !READ_ONCE(mr->key)) {
@@ -1096,7 +1096,7 @@ int sib_mr_fast_reg(struct sib_dev *dev, struct ib_pd *pd, u32 lkey, u32 key,
 		WRITE_ONCE(mr->key, key);
 		err = 0;
 	}
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return err;
 }
 
@@ -1116,14 +1116,14 @@ int sib_mr_invalidate(struct sib_dev *dev, struct ib_pd *pd, u32 key)
 
 	if (key & SIB_MW_KEY_BIT)
 		return -EINVAL;
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	mr = xa_load(&dev->mr_xa, key >> 8);
 	if (mr && mr->type == SIB_MR_FRMR && mr->ibmr.pd == pd &&
 	    READ_ONCE(mr->key) == key && !atomic_read(&mr->num_mw)) {
 		WRITE_ONCE(mr->key, 0);
 		err = 0;
 	}
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return err;
 }
 
@@ -1145,7 +1145,7 @@ struct sib_mr *sib_mr_bind_get(struct sib_dev *dev, struct ib_pd *pd, u32 lkey)
 
 	if (lkey & SIB_MW_KEY_BIT)
 		return NULL;
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	mr = xa_load(&dev->mr_xa, lkey >> 8);
 	if (mr && (READ_ONCE(mr->key) != lkey || mr->ibmr.pd != pd ||
 		   mr->type == SIB_MR_DMA ||
@@ -1153,7 +1153,7 @@ struct sib_mr *sib_mr_bind_get(struct sib_dev *dev, struct ib_pd *pd, u32 lkey)
 		mr = NULL;
 	if (mr)
 		atomic_inc(&mr->num_mw);
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return mr;
 }
 

@@ -100,11 +100,11 @@ static struct sib_mw *sib_mw_get(struct sib_dev *dev, u32 key)
 
 	if (!(key & SIB_MW_KEY_BIT))
 		return NULL;
-	xa_lock(&dev->mw_xa);
+	xa_lock_bh(&dev->mw_xa);
 	mw = xa_load(&dev->mw_xa, key >> 8);
 	if (mw && !refcount_inc_not_zero(&mw->ref))
 		mw = NULL;
-	xa_unlock(&dev->mw_xa);
+	xa_unlock_bh(&dev->mw_xa);
 	return mw;
 }
 
@@ -144,17 +144,17 @@ int sib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	init_completion(&mw->released);
 	get_random_bytes(&key, 1);
 	mw->rkey = key;
-	err = xa_alloc_cyclic(&dev->mw_xa, &idx, mw,
+	err = xa_alloc_cyclic_bh(&dev->mw_xa, &idx, mw,
 			      XA_LIMIT(SIB_MW_KEY_BIT >> 8, 0x00ffffff),
 			      &dev->next_mw, GFP_KERNEL);
 	if (err < 0) {
 		sib_obj_release(dev, SIB_OBJ_MW);
 		return err;
 	}
-	spin_lock(&mw->lock);
+	spin_lock_bh(&mw->lock);
 	mw->rkey |= idx << 8;
 	ibmw->rkey = mw->rkey;
-	spin_unlock(&mw->lock);
+	spin_unlock_bh(&mw->lock);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ int sib_dealloc_mw(struct ib_mw *ibmw)
 	struct sib_mw *mw = to_sib_mw(ibmw);
 	struct sib_dev *dev = mw->dev;
 
-	xa_erase(&dev->mw_xa, mw->rkey >> 8);
+	xa_erase_bh(&dev->mw_xa, mw->rkey >> 8);
 	sib_mw_put(mw);
 	wait_for_completion(&mw->released);
 	if (mw->mr)
@@ -208,7 +208,7 @@ u8 sib_mw_bind(struct sib_qp *qp, const struct sib_send_wqe *w)
 		if (!mr)
 			goto fail;
 	}
-	spin_lock(&mw->lock);
+	spin_lock_bh(&mw->lock);
 	err = sib_mw_bind_check(mw->ibmw.type, mw->valid, mw->rkey,
 				w->wr.bind.rkey, mr ? mr->iova : 0,
 				mr ? mr->length : 0,
@@ -225,7 +225,7 @@ u8 sib_mw_bind(struct sib_qp *qp, const struct sib_send_wqe *w)
 		mw->ibmw.rkey = mw->rkey;
 		mw->valid = len || mw->ibmw.type == IB_MW_TYPE_2;
 	}
-	spin_unlock(&mw->lock);
+	spin_unlock_bh(&mw->lock);
 	if (err)
 		goto fail;
 	if (old)
@@ -261,7 +261,7 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
 	mw = sib_mw_get(qp->dev, key);
 	if (!mw)
 		return -EINVAL;
-	spin_lock(&mw->lock);
+	spin_lock_bh(&mw->lock);
 	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->valid && mw->rkey == key &&
 	    mw->ibmw.pd == qp->ibqp.pd && mw->qpn == qp->ibqp.qp_num) {
 		old = mw->mr;
@@ -269,7 +269,7 @@ int sib_key_invalidate(struct sib_qp *qp, u32 key)
 		mw->valid = false;
 		err = 0;
 	}
-	spin_unlock(&mw->lock);
+	spin_unlock_bh(&mw->lock);
 	if (old)
 		sib_mr_bind_put(old);
 	sib_mw_put(mw);
@@ -315,14 +315,14 @@ struct sib_mr *sib_rkey_get(struct sib_qp *qp, struct ib_pd *pd, u32 rkey,
 		sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);
 		return NULL;
 	}
-	spin_lock(&mw->lock);
+	spin_lock_bh(&mw->lock);
 	if (mw->valid && mw->mr && mw->rkey == rkey &&
 	    mw->ibmw.pd == pd &&
 	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
 	    !sib_mw_check(mw->addr, mw->length, mw->access, va, len, access) &&
 	    refcount_inc_not_zero(&mw->mr->ref))
 		mr = mw->mr;
-	spin_unlock(&mw->lock);
+	spin_unlock_bh(&mw->lock);
 	sib_mw_put(mw);
 	if (!mr)
 		sib_counter_inc(qp->dev, SIB_CNT_RKEY_ERR);

@@ -241,7 +241,8 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
  * a byte-at-a-time "rep stosb" under TCG); every byte of it that the
  * packet carries is written by the engine. Larger packets, or when no
  * fragment is to be had, use alloc_skb().
- * Context: process (may sleep). Return: skb with skb->data at the BTH
+ * Context: process (may sleep) or softirq (a receive round, task.c).
+ * Return: skb with skb->data at the BTH
  * and @len bytes put, or NULL.
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
@@ -262,7 +263,8 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 	}
 	if (!skb)
 		skb = alloc_skb(head + len + sib_skb_tail(dev),
-				GFP_KERNEL | __GFP_NOWARN);
+				(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
+				__GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

@@ -178,6 +178,7 @@ int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
 	mr->odp = odp;
+	atomic_inc(&mr->dev->odp_mrs);
 	return 0;
 }
 
@@ -199,6 +200,7 @@ void sib_odp_release(struct sib_mr *mr)
 	xa_destroy(&mr->odp_kids);
 	ib_umem_odp_release(mr->odp);
 	mr->odp = NULL;
+	atomic_dec(&mr->dev->odp_mrs);
 	atomic64_sub(mr->odp_charged, &mr->dev->odp_lists);
 	mr->odp_charged = 0;
 }

@@ -274,6 +274,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	skb_queue_head_init(&qp->rxq);
 	INIT_WORK(&qp->work, sib_qp_task);
+	tasklet_setup(&qp->rx_tasklet, sib_qp_rx_tasklet);
 	sib_run_map_init(qp);
 	atomic_set(&qp->task_state, 0);
 	sib_timers_init(qp);
@@ -609,6 +610,8 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 	sib_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* no receiver holds the QP now: none schedules its tasklet again */
+	tasklet_kill(&qp->rx_tasklet);
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);

@@ -67,7 +67,8 @@ static int sib_xrc_to_rc(struct sk_buff *skb)
 /*
  * Queue a checked packet on @qp's receive queue and get its work going:
  * after the round of @sender (a loopback packet of a QP's engine that may
- * run its peer inline), else in @qp's work.
+ * run its peer inline), else in the receiving softirq or @qp's work
+ * (sib_qp_rx_run()).
  */
 static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 			  const struct sib_opcode_info *info,
@@ -98,7 +99,7 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 	if (sender)
 		sib_qp_run_after(sender, qp);
 	else
-		sib_qp_poke(qp);
+		sib_qp_rx_run(qp);
 }
 
 /**
@@ -250,7 +251,7 @@ static void sib_rcv_cnp(struct sib_dev *dev, struct sk_buff *skb)
 		sib_counter_inc(dev, SIB_CNT_DROP_PKEY);
 	} else {
 		rp = READ_ONCE(dev->cc[SIB_CC_RP_ENABLE]) &&
-		     sib_cc_rp_type(qp);
+		     sib_cc_rp_type(qp->ibqp.qp_type);
 		sib_counter_inc(dev, rp ? SIB_CNT_RP_CNP_HANDLED :
 					  SIB_CNT_RP_CNP_IGNORED);
 		if (rp && !test_and_set_bit(SIB_QPF_CNP, &qp->flags))

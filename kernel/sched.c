@@ -140,6 +140,55 @@ void sib_qp_poke(struct sib_qp *qp)
 		queue_work(sib_wq, &qp->work);
 }
 
+/*
+ * Received packets are taken in softirq, as a NIC handles them on
+ * arrival: no worker to wake, no switch to it and back, which on a busy
+ * CPU costs more than the packet's work. The QP's tasklet runs once the
+ * receive softirq has handed over its batch (a NAPI poll), so one round
+ * takes them all and acknowledges them once. Off for a device with ODP
+ * MRs (a page fault sleeps) and for raw packet and RSS QPs.
+ */
+static bool sib_rx_softirq = true;
+module_param_named(rx_softirq, sib_rx_softirq, bool, 0644);
+MODULE_PARM_DESC(rx_softirq, "run a QP's round for received packets in softirq, after the receive batch (default on); off: in the workqueue");
+
+/**
+ * sib_qp_rx_run() - get a QP going for a packet just queued on its rxq
+ * @qp: QP the caller holds a reference on
+ *
+ * In softirq (the network's receive, or another QP's softirq round that
+ * looped a packet back) the QP's tasklet is scheduled; elsewhere, or when
+ * the QP may not run in softirq, it is poked (sib_qp_poke()).
+ * Context: any.
+ */
+void sib_qp_rx_run(struct sib_qp *qp)
+{
+	if (!READ_ONCE(sib_rx_softirq) || !in_serving_softirq() ||
+	    qp->rss || qp->ibqp.qp_type == IB_QPT_RAW_PACKET ||
+	    atomic_read(&qp->dev->odp_mrs) ||
+	    test_bit(SIB_QPF_DESTROYING, &qp->flags)) {
+		sib_qp_poke(qp);
+		return;
+	}
+	tasklet_schedule(&qp->rx_tasklet);
+}
+
+/**
+ * sib_qp_rx_tasklet() - the QP's receive tasklet
+ * @t: &qp->rx_tasklet
+ *
+ * Runs one round through the QP's work function (task.c), which in
+ * softirq stops after one round and leaves more to qp->work. A QP that
+ * runs elsewhere only gets marked pending.
+ * Context: softirq (tasklet).
+ */
+void sib_qp_rx_tasklet(struct tasklet_struct *t)
+{
+	struct sib_qp *qp = from_tasklet(qp, t, rx_tasklet);
+
+	qp->work.func(&qp->work);
+}
+
 /**
  * sib_run_map_init() - set up the runner map of a new QP
  * @qp: QP being created

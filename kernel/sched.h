@@ -4,6 +4,8 @@
 
 #include "softib.h"
 
+void sib_qp_rx_run(struct sib_qp *qp);
+void sib_qp_rx_tasklet(struct tasklet_struct *t);
 void sib_qp_poke(struct sib_qp *qp);
 void sib_qp_kick(struct sib_qp *qp);
 void sib_qp_run_after(struct sib_qp *runner, struct sib_qp *qp);

@@ -18,6 +18,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <linux/interrupt.h>
 #include <linux/xarray.h>
 #include <linux/completion.h>
 #include <linux/refcount.h>
@@ -91,6 +92,7 @@ struct sib_dev {
 	bool flow_gone;			/* ndev unregistered, RTNL */
 	atomic_t next_ind_tbl;		/* rss.c: indirection table numbers */
 	atomic64_t odp_lists;		/* odp.c: bytes of ib_core's ODP page lists */
+	atomic_t odp_mrs;		/* odp.c: ODP MRs (no softirq rounds) */
 };
 
 /**
@@ -617,6 +619,7 @@ struct sib_qp {
 	struct sk_buff_head rxq;
 	struct sib_loop_state loop;	/* the same-device path (loop.c) */
 	struct work_struct work;
+	struct tasklet_struct rx_tasklet; /* a round after a receive (sched.c) */
 	atomic_t task_state;		/* SIB_TASK_* (sched.c, task.c) */
 	struct sib_run_map run;		/* held by the runner (sched.h) */
 	struct sib_ucontext *db_uc;	/* set while in db_uc->db_qps */

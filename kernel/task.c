@@ -5,7 +5,8 @@
  * timer events (judged after the ACKs already here), then READ responses
  * and new requests.
  *
- * Rounds run either in qp->work (workqueue sib_wq) or inline in the
+ * Rounds run in qp->work (workqueue sib_wq), one at a time in the QP's
+ * receive tasklet for packets from the network (sched.c), or inline in the
  * context that produced the work when that is a sleepable task: a user
  * doorbell, or a loopback packet sent by another QP's engine. Inline
  * running matters: with busy-polling processes on every CPU a worker
@@ -418,11 +419,15 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
 		bool more, last;
 
 		sib_counter_inc(qp->dev, max == SIB_WORK_ROUNDS ?
-				SIB_CNT_WORK_ROUNDS : SIB_CNT_INLINE_ROUNDS);
+				SIB_CNT_WORK_ROUNDS : !in_task() ?
+				SIB_CNT_SOFTIRQ_ROUNDS : SIB_CNT_INLINE_ROUNDS);
 		more = sib_qp_round(qp, &bulk);
 		sib_mr_cache_drop(&qp->mr_cache);
-		/* between rounds: the peer may hand this QP requests directly */
-		WRITE_ONCE(qp->loop.gap, current);
+		/*
+		 * between rounds: the peer may hand this QP requests directly
+		 * (a task only: in softirq its runs are only scheduled)
+		 */
+		WRITE_ONCE(qp->loop.gap, in_task() ? current : NULL);
 		sib_qp_run_peers(qp);
 		WRITE_ONCE(qp->loop.gap, NULL);
 		/* what the peer answered now (its ACK) is for the next round */
@@ -445,12 +450,14 @@ static void sib_qp_rounds(struct sib_qp *qp, int max, struct sib_qp *parent)
  * sib_qp_task() - work function of a QP
  * @work: &qp->work
  *
- * Context: process (workqueue sib_wq).
+ * Context: process (workqueue sib_wq), or the network's receive softirq
+ * (sib_qp_rx_run(): one round).
  */
 void sib_qp_task(struct work_struct *work)
 {
-	sib_qp_rounds(container_of(work, struct sib_qp, work), SIB_WORK_ROUNDS,
-		      NULL);
+	/* a receive softirq (sib_qp_rx_run()) does one round, then the work */
+	sib_qp_rounds(container_of(work, struct sib_qp, work),
+		      in_serving_softirq() ? 1 : SIB_WORK_ROUNDS, NULL);
 }
 
 /**

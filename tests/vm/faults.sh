@@ -99,7 +99,7 @@ cnt() { sed -n "s/^counters *$2: .*[ ]$3=+\([0-9]*\).*/\1/p" "$1" | head -1; }
 # nonzero FILE DEV: the counters of DEV that moved, "name=+N" each
 nonzero() {
 	sed -n "s/^counters *$2: //p" "$1" | tr ' ' '\n' |
-		grep -vE '=\+0$|^(work_rounds|inline_rounds|completions)=' | paste -sd' ' || true
+		grep -vE '=\+0$|^(work_rounds|inline_rounds|softirq_rounds|completions)=' | paste -sd' ' || true
 }
 expect_name() {
 	case $1 in
