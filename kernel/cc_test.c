@@ -221,6 +221,19 @@ static void sib_cc_test_burst(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sib_cc_burst(1000000), (u32)SIB_CC_BURST_BYTES);
 }
 
+/* a CNP cuts the rate of every QP that sends requests, never QP0's or QP1's */
+static void sib_cc_test_rp_type(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, sib_cc_rp_type(IB_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, sib_cc_rp_type(IB_QPT_UC));
+	KUNIT_EXPECT_TRUE(test, sib_cc_rp_type(IB_QPT_UD));
+	KUNIT_EXPECT_TRUE(test, sib_cc_rp_type(IB_QPT_XRC_INI));
+	KUNIT_EXPECT_FALSE(test, sib_cc_rp_type(IB_QPT_XRC_TGT));
+	KUNIT_EXPECT_FALSE(test, sib_cc_rp_type(IB_QPT_GSI));
+	KUNIT_EXPECT_FALSE(test, sib_cc_rp_type(IB_QPT_SMI));
+	KUNIT_EXPECT_FALSE(test, sib_cc_rp_type(IB_QPT_RAW_PACKET));
+}
+
 static void sib_cc_test_credit_rate(struct kunit *test)
 {
 	struct sib_cc_rp rp = { .limited = true, .rc = 200, .tokens = 0 };
@@ -256,6 +269,7 @@ static struct kunit_case sib_cc_test_cases[] = {
 	KUNIT_CASE(sib_cc_test_credit),
 	KUNIT_CASE(sib_cc_test_credit_rate),
 	KUNIT_CASE(sib_cc_test_credit_ends),
+	KUNIT_CASE(sib_cc_test_rp_type),
 	{}
 };
 

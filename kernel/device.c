@@ -586,20 +586,21 @@ static void sib_dev_init(struct sib_dev *dev, struct net_device *ndev, bool ib)
 	sib_mcast_init(dev);
 	sib_raw_dev_init(dev);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	/* mr_xa and mw_xa: also looked up by rounds in softirq (sched.c) */
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	/*
 	 * ah_xa: looked up under a QP's sq.lock, which a kernel ULP takes in
 	 * softirq (IPoIB's transmit), so it is changed with softirqs off
 	 */
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
-	/* one lockdep class each: qp_xa, srq_xa and ah_xa are softirq-safe */
+	/* one lockdep class each; all are softirq-safe */
 	lockdep_set_class(&dev->qp_xa.xa_lock, &sib_qp_xa_key);
 	lockdep_set_class(&dev->mr_xa.xa_lock, &sib_mr_xa_key);
 	lockdep_set_class(&dev->ah_xa.xa_lock, &sib_ah_xa_key);
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	lockdep_set_class(&dev->srq_xa.xa_lock, &sib_srq_xa_key);
 	dev->next_srqn = SIB_MIN_SRQN;
-	xa_init_flags(&dev->mw_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mw_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	lockdep_set_class(&dev->mw_xa.xa_lock, &sib_mw_xa_key);
 	dev->next_qpn = SIB_MIN_QPN;
 	dev->next_mr = 1;
