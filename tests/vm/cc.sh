@@ -234,8 +234,8 @@ qp_rp() { # CASE TYPE SIZE ITERS
 	check "$c" "ib_send_bw -c $t exit $crc/$src; sibB np_cnp_sent +$(counters_delta B2 B3 np_cnp_sent); sibA rp_cnp_handled +$h, ignored +$i, rp_rate_decrease +$d; limited QP: ${sample:-none seen}" \
 		"((crc == 0 && src == 0 && h > 0 && i == 0 && d > 0)) && [[ -n \$sample ]]"
 }
-qp_rp ud_rp UD 1024 12000
-qp_rp xrc_rp XRC 4096 1500
+qp_rp ud_rp UD 1024 8000
+qp_rp xrc_rp XRC 4096 1000
 
 # --- the same over IPv6 GIDs: ECT(0) in the traffic class, CE marked, CNPs over IPv6 ---
 log "ipv6"
@@ -268,7 +268,7 @@ check ipv6_cnp "ce_mark +$((m3 - m2)); sibB np_ecn_marked_roce_packets +$(d6b np
 # benchmark's; here each case's data must be verified and its CNPs handled or ignored as the
 # case says) ---
 log "cc-bench"
-BENCH_SECS=$((SECS < 5 ? SECS : 5))
+BENCH_SECS=$((SECS < 3 ? SECS : 3))
 timeout -s KILL 600 "$REPO/tools/cc-bench" --in-guest --time "$BENCH_SECS" --rate 5 >"$OUT/bench" 2>&1
 brc=$?
 grep -E '^(idle|CCBENCH)' "$OUT/bench"
