@@ -178,7 +178,12 @@ int sib_odp_reg(struct sib_mr *mr, u64 start, u64 length, int access)
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
 	mr->odp = odp;
-	atomic_inc(&mr->dev->odp_mrs);
+	/*
+	 * The device's first ODP MR: receive rounds in softirq (sched.c) that
+	 * saw none end before the MR is published (sib_mr_insert())
+	 */
+	if (atomic_inc_return(&mr->dev->odp_mrs) == 1)
+		synchronize_rcu();
 	return 0;
 }
 

@@ -179,13 +179,20 @@ void sib_qp_rx_run(struct sib_qp *qp)
  *
  * Runs one round through the QP's work function (task.c), which in
  * softirq stops after one round and leaves more to qp->work. A QP that
- * runs elsewhere only gets marked pending.
+ * runs elsewhere only gets marked pending. The ODP test is repeated
+ * here, in the same softirq-disabled section as the round: a device's
+ * first ODP MR is published only after synchronize_rcu() (odp.c), so no
+ * round that saw none can meet it.
  * Context: softirq (tasklet).
  */
 void sib_qp_rx_tasklet(struct tasklet_struct *t)
 {
 	struct sib_qp *qp = from_tasklet(qp, t, rx_tasklet);
 
+	if (atomic_read(&qp->dev->odp_mrs)) {
+		sib_qp_poke(qp);
+		return;
+	}
 	qp->work.func(&qp->work);
 }
 
