@@ -32,7 +32,8 @@ Per device, one result each:
   nvme_reconnect  host 2's eth1 down for S s (--flap, default 6) and up again while a second
                   pattern is written: the controller reconnects (ctrl-loss-tmo 60,
                   reconnect-delay 1, keep-alive 5), the data reads back intact
-  nvme_connect_loop  N (--loops, default 10) nvme connect + nvme disconnect: s per loop
+  nvme_connect_loop  N (--loops, default 10) nvme connect + nvme disconnect: the medians of
+                     the two commands' own run times, then s per loop (with this script's work)
   iser, iser_reconnect   LIO iSCSI target (configfs, ramdisk LUN, iser on the portal) on
                   host 2, open-iscsi (iscsid, discovery, iface.transport_name iser, login)
   srp, srp_reconnect     ib_srpt (configfs, rdma_cm port 5555, ramdisk LUN) on host 2,
