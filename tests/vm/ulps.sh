@@ -332,6 +332,11 @@ bounded() {
 	rm -f "$f"
 	return $st
 }
+# stamps_median KIND FILE: the median of end - start over FILE's "KIND START END" lines
+stamps_median() {
+	awk -v k="$1" '$1 == k { print $3 - $2 }' "$2" | sort -g |
+		awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 mbps() { awk -v a="$1" -v b="$2" -v m="$MB" 'BEGIN { printf "%.1f", m / (b - a) }'; }
 # xfer DEST SRC: SRC's $MB MiB to DEST (block device or file) with O_DIRECT, read back, sha256
 # compared; sets xd (figures, or what failed)
@@ -459,14 +464,7 @@ case_nvme() { # PHASE DEV
 		ok=$((ok + 1))
 	done
 	if ((ok == LOOPS)); then
-		record nvme_connect_loop "$ph" ok "$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$LOOPS" '
-			{ v[$1, ++k[$1]] = $3 - $2 }
-			function med(c,   i, j, t, m) {
-				m = k[c]
-				for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[c, j] < v[c, i]) { t = v[c, i]; v[c, i] = v[c, j]; v[c, j] = t }
-				return m % 2 ? v[c, (m + 1) / 2] : (v[c, m / 2] + v[c, m / 2 + 1]) / 2
-			}
-			END { printf "connect %.3f s, disconnect %.3f s (medians), %.2f s per loop", med("c"), med("d"), (b - a) / n }' "$stamps"); $LOOPS loops, medians of nvme-cli's own run times"
+		record nvme_connect_loop "$ph" ok "connect $(stamps_median c "$stamps") s, disconnect $(stamps_median d "$stamps") s (medians), $(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$LOOPS" 'BEGIN { printf "%.2f", (b - a) / n }') s per loop; $LOOPS loops, medians of nvme-cli's own run times"
 	else
 		record nvme_connect_loop "$ph" FAIL "loop $((ok + 1)) of $LOOPS failed: $(echo "$out" | tr '\n' ' ') $(dmesg | grep nvme | tail -3 | tr '\n' ' ')"
 		nvme_disc >/dev/null 2>&1
