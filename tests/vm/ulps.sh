@@ -424,8 +424,19 @@ nvme_conn_watched() {
 	tr '\n' ' ' <"$DIR/out.$rn" >&2
 	wait $pid
 }
+# sib_rounds DEV [BEFORE]: a softib device's completion and round counters; with BEFORE (what
+# it printed then), the growth since as ", host 1 sib1: ..." (nothing for another device)
+sib_rounds() {
+	local c v=() n
+	[[ $1 == sib* ]] || return 0
+	for c in completions comp_handler_calls softirq_rounds work_rounds; do v+=("$(counter "$1" $c 0)"); done
+	if (($# == 1)); then echo "${v[*]}"; return; fi
+	read -ra n <<<"$2"
+	printf ', host 1 %s: %d completions, %d handler calls; rounds: %d in softirq, %d in the workqueue' \
+		"$1" $((v[0] - n[0])) $((v[1] - n[1])) $((v[2] - n[2])) $((v[3] - n[3]))
+}
 case_nvme() { # PHASE DEV
-	local ph=$1 bdev ctrl i ok=0 t0 out k0
+	local ph=$1 bdev ctrl i ok=0 t0 out k0 rounds0
 	if ! target nvme_up "" 60; then
 		for i in nvme nvme_reconnect nvme_connect_loop; do record $i "$ph" FAIL "$tout"; done
 		return
@@ -436,7 +447,8 @@ case_nvme() { # PHASE DEV
 		record nvme_reconnect "$ph" FAIL "no controller"
 	else
 		ctrl=$(nvme_ctrl)
-		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev)"
+		rounds0=$(sib_rounds "$2")
+		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev)$(sib_rounds "$2" "$rounds0")"
 		else record nvme "$ph" FAIL "$xd"; fi
 		k0=$(dmesg | grep -c 'Successfully reconnected')
 		if flap_xfer "$bdev" "$W/b" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]]; then
