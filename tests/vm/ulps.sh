@@ -310,7 +310,8 @@ record() { # CASE PHASE ok|FAIL DETAIL
 # (a process waiting for a block device's I/O cannot be killed; the disconnect at the end of
 # the case fails that I/O), so its output goes through a file: a pipe it kept would hang a $()
 # The command's own start and end ($EPOCHREALTIME) go to $W/bounded.last when it ends, so a
-# case can time the command without the 0.2 s steps of the polling here
+# case can time the command without the 0.2 s steps of the polling here.  The polling loops
+# of this script wait with rpc_nap (pair-rpc.sh), which starts no process
 bounded() {
 	local secs=$1 pid i st=124 f=$W/bounded.$BASHPID
 	shift
@@ -325,7 +326,7 @@ bounded() {
 	pid=$!
 	for ((i = 0; i < secs * 5; i++)); do
 		kill -0 $pid 2>/dev/null || { st=0; wait $pid || st=$?; break; }
-		sleep 0.2
+		rpc_nap 0.2
 	done
 	((st == 124)) && kill $pid 2>/dev/null
 	cat "$f"
@@ -388,7 +389,7 @@ wait_bdev() { # FUNCTION ARGS: until FUNCTION prints a block device (30 s)
 	modprobe sd_mod
 	for i in $(seq 150); do
 		d=$("$@") && [[ -b $d ]] && echo "$d" && return 0
-		sleep 0.2
+		rpc_nap 0.2
 	done
 	return 1
 }
@@ -413,7 +414,7 @@ nvme_conn_watched() {
 	pid=$!
 	for ((i = 0; i < 75; i++)); do
 		kill -0 $pid 2>/dev/null || { wait $pid; return; }
-		sleep 0.2
+		rpc_nap 0.2
 	done
 	{
 		echo "connect stalled 15 s; host 1:"
@@ -658,7 +659,7 @@ smc_reconnect() {
 			grep -q "client: connected.*mode SMCR" "$f" || { sleep 1; break; }
 			(($(counter "$dev" sent_pkts 0) - n0 >= 256)) && break
 		fi
-		sleep 0.2
+		rpc_nap 0.2
 	done
 	if ! kill -0 $cpid 2>/dev/null; then
 		wait $cpid
@@ -671,7 +672,7 @@ smc_reconnect() {
 	# the client ends by itself: done, a connection error, or its own timeout (-t)
 	for ((i = 0; i < (tmo + 15) * 5; i++)); do
 		kill -0 $cpid 2>/dev/null || break
-		sleep 0.2
+		rpc_nap 0.2
 	done
 	tend=$EPOCHREALTIME
 	if kill -0 $cpid 2>/dev/null; then
