@@ -93,6 +93,36 @@ static void sib_cq_notify(struct sib_cq *cq)
 	local_bh_enable();
 }
 
+/**
+ * sib_cq_sync() - wait for the completion handler calls already scheduled
+ * @ibcq: CQ, or NULL
+ *
+ * A QP's last rounds may have scheduled its CQ's handler (the CQ's tasklet,
+ * or its work on the vector's CPU; sib_cq_notify()). The QP's destroyer
+ * waits for them: a ULP that frees the CQ right after the QP
+ * (ib_destroy_qp(), then ib_free_cq(), which stops its own polling first)
+ * must not see a handler call after that. The tasklet's state is only
+ * read, never set: other QPs of a shared CQ may schedule it meanwhile, and
+ * their notification must not be lost.
+ * Context: process, sleeps.
+ */
+void sib_cq_sync(struct ib_cq *ibcq)
+{
+	struct sib_cq *cq;
+
+	if (!ibcq)
+		return;
+	cq = to_sib_cq(ibcq);
+	flush_work(&cq->comp_work);
+	while (test_bit(TASKLET_STATE_SCHED, &cq->comp_tasklet.state)) {
+		/* scheduled on this CPU: run it now */
+		local_bh_disable();
+		local_bh_enable();
+		cond_resched();
+	}
+	tasklet_unlock_wait(&cq->comp_tasklet);
+}
+
 static u32 sib_cq_ring_size(int cqe)
 {
 	return roundup_pow_of_two((u32)cqe + 1);

@@ -615,6 +615,9 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);
+	/* the handler calls its rounds scheduled are over: the CQs may go next */
+	sib_cq_sync(ibqp->send_cq);
+	sib_cq_sync(ibqp->recv_cq);
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
 	kfree(qp->rss);
