@@ -338,7 +338,7 @@ mpi_run() {
 # softib result; sets ok (1 passed)
 declare -A RXE_FAILED=()
 run_case() {
-	local w=$1 c=$2 t=$SECONDS out
+	local w=$1 c=$2 out
 	why="" fig="" cout="" sout=""
 	case $c in
 	ucx_info)
@@ -393,6 +393,12 @@ run_case() {
 	fi_dgram) fi_pair "$c" -p verbs -e dgram -d "$DEV-dgram" -I 100 -S 1024 ;;
 	esac
 	why=${why# } fig=${fig% }
+}
+# case_report WORKLOAD CASE T0: the CELL line of run_case's outcome and the softib result
+case_report() {
+	local w=$1 c=$2 t=$3
+	fig+=$RETRY_NOTE
+	[[ -n $why ]] && why="${why%;}$RETRY_NOTE;"
 	if [[ -z $why ]]; then
 		ok=1
 		echo "CELL $PHASE $w $c PASS $fig$UD_NOTE ($((SECONDS - t)) s)"
@@ -409,9 +415,49 @@ run_case() {
 	fi
 }
 
+# QEMU 7.2's virtio-net can stall a guest's eth1 TX queue for good under load (one or two
+# times in a heavy run on some hosts); tools/vm-guest-init's watchdog then resets the NIC and
+# adds the RDMA link again, but the case running then ran on a dead wire. wire_stalls sets WS
+# to the number of such resets on both hosts so far.
+wire_stalls() {
+	local b=0
+	rpc_get b "dmesg | grep -c 'vm-guest-init: eth1 .*TX queue stalled'" 30
+	WS=$(($(dmesg | grep -c 'vm-guest-init: eth1 .*TX queue stalled') + ${b:-0}))
+}
+# run_checked WORKLOAD CASE: run_case; a case that failed while eth1 stalled on either host
+# runs again (twice at most), once both hosts' device is active and no stall came for 10 s
+# (a reset is often followed by another stall within seconds), and its figure says so
+run_checked() {
+	local w=$1 c=$2 t=$SECONDS s0 s1 i n
+	RETRY_NOTE=""
+	wire_stalls; s0=$WS
+	run_case "$w" "$c"
+	for ((n = 1; n <= 2; n++)); do
+		[[ -n $why ]] || break
+		wire_stalls
+		((WS > s0)) || break
+		echo "apps.sh: $c: eth1 stalled during the case (QEMU's TX queue; the guest reset it): again"
+		for ((i = 0; i < 6; i++)); do
+			s1=$WS
+			rpc_nap 10
+			wire_stalls
+			((WS == s1)) && break
+		done
+		s0=$WS
+		for ((i = 0; i < 150; i++)); do
+			grep -qs ACTIVE "/sys/class/infiniband/$DEV/ports/1/state" && break
+			rpc_nap 0.2
+		done
+		rpc_run "for i in \$(seq 150); do grep -qs ACTIVE /sys/class/infiniband/$DEV/ports/1/state && break; sleep 0.2; done" 60
+		t=$SECONDS
+		run_case "$w" "$c"
+		RETRY_NOTE=" (run $((n + 1)) times: eth1 stalled in QEMU during the run before)"
+	done
+	case_report "$w" "$c" "$t"
+}
 uses_ud() { [[ $1 == *_ud || $1 == ucp_*_rc || $1 == ucp_verify_odp || $1 == mpi_* ]]; }
 t0=$SECONDS
-while read -r w c; do run_case "$w" "$c" </dev/null; done < <(table)
+while read -r w c; do run_checked "$w" "$c" </dev/null; done < <(table)
 echo "apps.sh: softib phase done in $((SECONDS - t0)) s"
 
 if ((RXE)); then
@@ -435,7 +481,7 @@ if ((RXE)); then
 				# rdma_rxe reports no L3 header type in wc.sl: UCX's UD drops every datagram
 				UCX_EXTRA="UCX_UD_VERBS_ETH_DGID_CHECK=n" UD_NOTE=" (rxe: UCX_UD_VERBS_ETH_DGID_CHECK=n)"
 			fi
-			run_case "$w" "$c" </dev/null
+			run_checked "$w" "$c" </dev/null
 			pass=$((pass + ok))
 		done < <(table)
 		UCX_EXTRA=""
