@@ -53,7 +53,6 @@
 	X(XMIT_FRAG,		"send_ip_fragmented")	\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
 	X(COMP_HANDLER_QUEUED,	"comp_handler_queued")	\
-	X(COMP_HANDLER_CALLS,	"comp_handler_calls")	\
 	X(MW_BIND,		"mw_bind")		\
 	X(FAST_REG,		"fast_reg")		\
 	X(LOCAL_INV,		"local_inv")		\

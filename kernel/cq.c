@@ -51,27 +51,11 @@ static void sib_cq_comp_work(struct work_struct *work)
 	struct sib_cq *cq = container_of(work, struct sib_cq, comp_work);
 
 	local_bh_disable();
-	sib_counter_inc(cq->dev, SIB_CNT_COMP_HANDLER_CALLS);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	local_bh_enable();
 }
 
-static void sib_cq_comp_tasklet(struct tasklet_struct *t)
-{
-	struct sib_cq *cq = from_tasklet(cq, t, comp_tasklet);
-
-	sib_counter_inc(cq->dev, SIB_CNT_COMP_HANDLER_CALLS);
-	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-}
-
-/*
- * Call the completion handler of an armed CQ that got a completion.
- * A kernel CQ's handler runs on its vector's CPU (queued there from any
- * other). In softirq (a receive round) it runs in the CQ's tasklet, after
- * the round: the round's ACKs leave first, and the completions of all
- * rounds of this softirq are there when the handler polls, as a NIC's
- * interrupt moderation gives them. Elsewhere it runs at once.
- */
+/* call the completion handler of an armed CQ that got a completion */
 static void sib_cq_notify(struct sib_cq *cq)
 {
 	if (!cq->ibcq.comp_handler)
@@ -83,44 +67,9 @@ static void sib_cq_notify(struct sib_cq *cq)
 		queue_work_on(cq->cpu, system_highpri_wq, &cq->comp_work);
 		return;
 	}
-	if (in_serving_softirq()) {
-		tasklet_schedule(&cq->comp_tasklet);
-		return;
-	}
 	local_bh_disable();
-	sib_counter_inc(cq->dev, SIB_CNT_COMP_HANDLER_CALLS);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	local_bh_enable();
-}
-
-/**
- * sib_cq_sync() - wait for the completion handler calls already scheduled
- * @ibcq: CQ, or NULL
- *
- * A QP's last rounds may have scheduled its CQ's handler (the CQ's tasklet,
- * or its work on the vector's CPU; sib_cq_notify()). The QP's destroyer
- * waits for them: a ULP that frees the CQ right after the QP
- * (ib_destroy_qp(), then ib_free_cq(), which stops its own polling first)
- * must not see a handler call after that. The tasklet's state is only
- * read, never set: other QPs of a shared CQ may schedule it meanwhile, and
- * their notification must not be lost.
- * Context: process, sleeps.
- */
-void sib_cq_sync(struct ib_cq *ibcq)
-{
-	struct sib_cq *cq;
-
-	if (!ibcq)
-		return;
-	cq = to_sib_cq(ibcq);
-	flush_work(&cq->comp_work);
-	while (test_bit(TASKLET_STATE_SCHED, &cq->comp_tasklet.state)) {
-		/* scheduled on this CPU: run it now */
-		local_bh_disable();
-		local_bh_enable();
-		cond_resched();
-	}
-	tasklet_unlock_wait(&cq->comp_tasklet);
 }
 
 static u32 sib_cq_ring_size(int cqe)
@@ -175,7 +124,6 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	cq->cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
 	INIT_WORK(&cq->comp_work, sib_cq_comp_work);
-	tasklet_setup(&cq->comp_tasklet, sib_cq_comp_tasklet);
 	num = sib_cq_ring_size(attr->cqe);
 	err = udata ? sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE) :
 		      sib_ring_alloc_kernel(&cq->ring, num, SIB_CQE_SIZE);
@@ -219,9 +167,8 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sib_cq *cq = to_sib_cq(ibcq);
 
-	/* a handler queued or scheduled is done before the CQ goes */
+	/* a handler queued on the vector's CPU is done before the CQ goes */
 	cancel_work_sync(&cq->comp_work);
-	tasklet_kill(&cq->comp_tasklet);
 	sib_ring_free(&cq->ring);
 	kvfree(cq->kqp);
 	sib_obj_release(cq->dev, SIB_OBJ_CQ);

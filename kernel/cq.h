@@ -16,6 +16,5 @@ const struct cpumask *sib_get_vector_affinity(struct ib_device *ibdev,
 					      int comp_vector);
 int sib_cq_post(struct sib_cq *cq, const struct sib_cqe *cqe,
 		struct ib_qp *ibqp, bool solicited);
-void sib_cq_sync(struct ib_cq *ibcq);
 
 #endif

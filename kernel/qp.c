@@ -533,7 +533,7 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
 		sib_qp_reset(qp);
 	if (new == IB_QPS_ERR || new == IB_QPS_RTS || new == IB_QPS_SQD)
-		sib_qp_post_run(qp);
+		sib_qp_kick(qp);
 	return 0;
 }
 
@@ -615,9 +615,6 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	cancel_work_sync(&qp->work);
 	sib_timers_stop(qp);
-	/* the handler calls its rounds scheduled are over: the CQs may go next */
-	sib_cq_sync(ibqp->send_cq);
-	sib_cq_sync(ibqp->recv_cq);
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
 	kfree(qp->rss);
@@ -752,7 +749,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (err)
 		*bad_wr = wr;
-	sib_qp_post_run(qp);
+	sib_qp_kick(qp);
 	return err;
 }
 
@@ -805,7 +802,7 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	if (sib_qp_state(qp) == IB_QPS_ERR)
-		sib_qp_post_run(qp);
+		sib_qp_kick(qp);
 	return err;
 }
 

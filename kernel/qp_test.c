@@ -53,11 +53,6 @@ static void sib_qt_noop(struct work_struct *w)
 {
 }
 
-/* the QP's tasklet (a round after modify_qp, sib_qp_post_run()): nothing */
-static void sib_qt_noop_tasklet(struct tasklet_struct *t)
-{
-}
-
 /* a QP with just what modify_qp, reset and the timers touch */
 static struct sib_qp *sib_qt_qp(struct kunit *test, enum ib_qp_type type)
 {
@@ -76,7 +71,6 @@ static struct sib_qp *sib_qt_qp(struct kunit *test, enum ib_qp_type type)
 	spin_lock_init(&qp->rq.lock);
 	skb_queue_head_init(&qp->rxq);
 	INIT_WORK(&qp->work, sib_qt_noop);
-	tasklet_setup(&qp->rx_tasklet, sib_qt_noop_tasklet);
 	sib_run_map_init(qp);
 	sib_timers_init(qp);
 	qp->rq.ring.hdr = kunit_kzalloc(test, sizeof(*qp->rq.ring.hdr),
@@ -94,7 +88,6 @@ static void sib_qt_done(struct sib_qp *qp)
 {
 	set_bit(SIB_QPF_DESTROYING, &qp->flags);
 	sib_timers_stop(qp);
-	tasklet_kill(&qp->rx_tasklet);
 	flush_work(&qp->work);
 	sib_pkey_port_destroy(&qp->dev->pkey);
 	sib_counters_free(qp->dev);

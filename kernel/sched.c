@@ -174,44 +174,6 @@ void sib_qp_rx_run(struct sib_qp *qp)
 }
 
 /**
- * sib_qp_post_run() - get a QP going after a verb gave it work
- * @qp: QP the caller holds: a kernel QP's post_send, a post_recv in the
- *	error state (its flush), a modify_qp to RTS, SQD or ERR
- *
- * A NIC starts sending at the doorbell, whoever rings it. The QP's round
- * runs in its tasklet, at once when the caller is in a task with
- * softirqs on (local_bh_enable() runs it), else when the caller's
- * softirq or interrupt ends: no worker to wake, which on a busy CPU
- * would wait for its turn behind the processes there. The workqueue
- * takes it (sib_qp_kick()) for a QP connected to a QP of the same device:
- * its worker runs both ends inline on another CPU while the poster goes
- * on (in one guest, NVMe over sib0 took 7-10% longer in softirq); and with
- * interrupts off in a task, or where a QP may not run in softirq
- * (sib_qp_rx_run()).
- * Context: any.
- */
-void sib_qp_post_run(struct sib_qp *qp)
-{
-	if (!READ_ONCE(sib_rx_softirq) || READ_ONCE(qp->av.loopback) ||
-	    qp->rss ||
-	    qp->ibqp.qp_type == IB_QPT_RAW_PACKET ||
-	    atomic_read(&qp->dev->odp_mrs) ||
-	    (irqs_disabled() && !in_interrupt())) {
-		sib_qp_kick(qp);
-		return;
-	}
-	if (test_bit(SIB_QPF_DESTROYING, &qp->flags))
-		return;
-	if (in_interrupt()) {
-		tasklet_schedule(&qp->rx_tasklet);
-		return;
-	}
-	local_bh_disable();
-	tasklet_schedule(&qp->rx_tasklet);
-	local_bh_enable();
-}
-
-/**
  * sib_qp_rx_tasklet() - the QP's receive tasklet
  * @t: &qp->rx_tasklet
  *

@@ -5,7 +5,6 @@
 #include "softib.h"
 
 void sib_qp_rx_run(struct sib_qp *qp);
-void sib_qp_post_run(struct sib_qp *qp);
 void sib_qp_rx_tasklet(struct tasklet_struct *t);
 void sib_qp_poke(struct sib_qp *qp);
 void sib_qp_kick(struct sib_qp *qp);

@@ -300,8 +300,6 @@ struct sib_cq {
 	int cpu;			/* its completion vector's CPU (cq.c) */
 	/* kernel CQs: the completion handler, run on @cpu (cq.c) */
 	struct work_struct comp_work;
-	/* ... and after a softirq round, any CQ (cq.c) */
-	struct tasklet_struct comp_tasklet;
 };
 
 /* A validated send WQE in the kernel-private shadow queue. */

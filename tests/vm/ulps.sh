@@ -430,11 +430,11 @@ nvme_conn_watched() {
 sib_rounds() {
 	local c v=() n
 	[[ $1 == sib* ]] || return 0
-	for c in completions comp_handler_calls softirq_rounds work_rounds; do v+=("$(counter "$1" $c 0)"); done
+	for c in completions softirq_rounds work_rounds; do v+=("$(counter "$1" $c 0)"); done
 	if (($# == 1)); then echo "${v[*]}"; return; fi
 	read -ra n <<<"$2"
-	printf ', host 1 %s: %d completions, %d handler calls; rounds: %d in softirq, %d in the workqueue' \
-		"$1" $((v[0] - n[0])) $((v[1] - n[1])) $((v[2] - n[2])) $((v[3] - n[3]))
+	printf ', host 1 %s: %d completions; rounds: %d in softirq, %d in the workqueue' \
+		"$1" $((v[0] - n[0])) $((v[1] - n[1])) $((v[2] - n[2]))
 }
 case_nvme() { # PHASE DEV
 	local ph=$1 bdev ctrl i ok=0 t0 out k0 rounds0
