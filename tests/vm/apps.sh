@@ -419,10 +419,11 @@ case_report() {
 # times in a heavy run on some hosts); tools/vm-guest-init's watchdog then resets the NIC and
 # adds the RDMA link again, but the case running then ran on a dead wire. wire_stalls sets WS
 # to the number of such resets on both hosts so far.
+STALLS="dmesg | grep -c 'vm-guest-init: eth1 .*TX queue stalled'"
 wire_stalls() {
 	local b=0
-	rpc_get b "dmesg | grep -c 'vm-guest-init: eth1 .*TX queue stalled'" 30
-	WS=$(($(dmesg | grep -c 'vm-guest-init: eth1 .*TX queue stalled') + ${b:-0}))
+	rpc_get b "$STALLS" 30
+	WS=$(($(bash -c "$STALLS") + ${b:-0}))
 }
 # run_checked WORKLOAD CASE: run_case; a case that failed while eth1 stalled on either host
 # runs again (twice at most), once both hosts' device is active and no stall came for 10 s
@@ -444,11 +445,8 @@ run_checked() {
 			((WS == s1)) && break
 		done
 		s0=$WS
-		for ((i = 0; i < 150; i++)); do
-			grep -qs ACTIVE "/sys/class/infiniband/$DEV/ports/1/state" && break
-			rpc_nap 0.2
-		done
-		rpc_run "for i in \$(seq 150); do grep -qs ACTIVE /sys/class/infiniband/$DEV/ports/1/state && break; sleep 0.2; done" 60
+		wait_active "$DEV" 300
+		rpc_run ". $HERE/../lib/testlib.sh && wait_active $DEV 300" 60
 		t=$SECONDS
 		run_case "$w" "$c"
 		RETRY_NOTE=" (run $((n + 1)) times: eth1 stalled in QEMU during the run before)"
