@@ -51,6 +51,7 @@
 	X(RNR_EXCEEDED,		"rnr_retry_exceeded_err") \
 	X(XMIT_ERR,		"send_err")		\
 	X(XMIT_FRAG,		"send_ip_fragmented")	\
+	X(XMIT_LINEARIZED,	"send_linearized")	\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
 	X(COMP_HANDLER_QUEUED,	"comp_handler_queued")	\
 	X(MW_BIND,		"mw_bind")		\

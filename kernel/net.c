@@ -230,13 +230,46 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
 	return sib_is_ib(dev) ? SIB_VCRC_LEN : 0;
 }
 
+/* a packet buffer: @head bytes of headroom, @len put, @tail after them */
+static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
+					   unsigned int tail)
+{
+	unsigned int size = SKB_DATA_ALIGN(head + len + tail) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb = NULL;
+	void *data;
+
+	/*
+	 * a full 4 KiB-MTU packet needs a little more than a page; the
+	 * fragment cache hands out such pieces of its larger pages
+	 */
+	if (size <= SIB_SKB_FRAG_MAX) {
+		data = netdev_alloc_frag(size);
+		if (data) {
+			skb = build_skb(data, size);
+			if (!skb)
+				skb_free_frag(data);
+		}
+	}
+	if (!skb)
+		skb = alloc_skb(head + len + tail,
+				(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
+				__GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
 /**
  * sib_skb_alloc() - allocate a packet with room for all outer headers
  * @dev: device (for the link layer reserve)
  * @len: bytes from the BTH to the end of the ICRC
  *
- * The buffer of a packet that fits in a page is a page fragment (as
- * drivers build received packets): unlike a kmalloc() buffer it is not
+ * The buffer of a packet of up to SIB_SKB_FRAG_MAX bytes (a full
+ * 4 KiB-MTU packet with its headers) is a page fragment (as drivers
+ * build received packets): unlike a kmalloc() buffer it is not
  * cleared on every allocation (init_on_alloc, on in Debian's kernel, is
  * a byte-at-a-time "rep stosb" under TCG); every byte of it that the
  * packet carries is written by the engine. Larger packets, or when no
@@ -247,29 +280,56 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
-	unsigned int head = sib_skb_head(dev);
-	unsigned int size = SKB_DATA_ALIGN(head + len + sib_skb_tail(dev)) +
-			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	struct sk_buff *skb = NULL;
-	void *data;
+	return sib_skb_alloc_room(sib_skb_head(dev), len, sib_skb_tail(dev));
+}
 
-	if (size <= PAGE_SIZE) {
-		data = netdev_alloc_frag(size);
-		if (data) {
-			skb = build_skb(data, size);
-			if (!skb)
-				skb_free_frag(data);
-		}
-	}
-	if (!skb)
-		skb = alloc_skb(head + len + sib_skb_tail(dev),
-				(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
-				__GFP_NOWARN);
-	if (!skb)
+/**
+ * sib_net_frags_ok() - may a packet's payload go out as page fragments?
+ * @dev: device
+ *
+ * Not when the device's last routed packet left through a netdev without
+ * scatter-gather (virtio-net without checksum offload, as on QEMU's user,
+ * socket and dgram backends): the stack would copy each such packet into
+ * a new linear buffer. A packet built with fragments anyway is copied by
+ * sib_net_xmit(); this only saves building them. Context: any.
+ * Return: true when fragments are worth building.
+ */
+bool sib_net_frags_ok(const struct sib_dev *dev)
+{
+	return !READ_ONCE(dev->tx_linear);
+}
+
+/*
+ * The route leaves through @out. Without scatter-gather there, the stack's
+ * validate_xmit_skb() would copy a packet with fragments into a kmalloc()
+ * buffer, which init_on_alloc clears first (a byte at a time under TCG):
+ * copy it here into a page fragment instead, with the same headroom, so
+ * the header offsets and metadata (skb_copy_header(), the route included)
+ * stay valid. Also records for sib_net_frags_ok() whether @out takes
+ * fragments. Return: the packet to send (@skb or its copy; @skb is freed
+ * when copied), NULL when out of memory (@skb freed).
+ */
+static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
+				       const struct net_device *out,
+				       struct sk_buff *skb)
+{
+	bool linear = !(out->features & NETIF_F_SG);
+	struct sk_buff *n;
+
+	if (READ_ONCE(dev->tx_linear) != linear)
+		WRITE_ONCE(dev->tx_linear, linear);
+	if (!linear || !skb_is_nonlinear(skb))
+		return skb;
+	n = sib_skb_alloc_room(skb_headroom(skb), skb->len, 0);
+	if (!n || skb_copy_bits(skb, 0, n->data, skb->len)) {
+		kfree_skb(n);
+		kfree_skb(skb);
 		return NULL;
-	skb_reserve(skb, head);
-	skb_put(skb, len);
-	return skb;
+	}
+	skb_copy_header(n, skb);
+	consume_skb(skb);
+	sib_counter_inc(dev, SIB_CNT_XMIT_LINEARIZED);
+	return n;
 }
 
 /**
@@ -417,6 +477,10 @@ static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(rt);
 	}
 	skb_dst_set(skb, &rt->dst);
+	skb = sib_xmit_linear(dev, rt->dst.dev, skb);
+	if (!skb)
+		return -ENOMEM;
+	ip = ip_hdr(skb);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	/*
 	 * Larger than the route's MTU (a QP whose path MTU was set before
@@ -454,6 +518,11 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(dst);
 	}
 	skb_dst_set(skb, dst);
+	skb = sib_xmit_linear(dev, dst->dev, skb);
+	if (!skb)
+		return -ENOMEM;
+	ip6 = ipv6_hdr(skb);
+	udp = udp_hdr(skb);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	/* too large for the route: fragment rather than drop (see IPv4) */
 	if (skb->len > dst_mtu(dst)) {

@@ -33,6 +33,9 @@ static inline void sib_zero(void *p, unsigned int n)
 		*(u8 *)p++ = 0;
 }
 
+/* the largest packet buffer taken from the page fragment cache */
+#define SIB_SKB_FRAG_MAX	(2 * PAGE_SIZE)
+
 typedef int (*sib_encap_rcv_t)(struct sock *sk, struct sk_buff *skb);
 
 struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv);
@@ -40,6 +43,7 @@ void sib_udp_put(struct sib_udp *u);
 int sib_net_init(void);
 void sib_net_fini(void);
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len);
+bool sib_net_frags_ok(const struct sib_dev *dev);
 bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len);
 int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n);
 void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,

@@ -93,6 +93,7 @@ struct sib_dev {
 	atomic_t next_ind_tbl;		/* rss.c: indirection table numbers */
 	atomic64_t odp_lists;		/* odp.c: bytes of ib_core's ODP page lists */
 	atomic_t odp_mrs;		/* odp.c: ODP MRs (no softirq rounds) */
+	bool tx_linear;			/* net.c: the last route's netdev had no SG */
 };
 
 /**
