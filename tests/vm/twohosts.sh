@@ -23,7 +23,9 @@ softib-softib: rc_pingpong,
 ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6, raw_frames (N frames of 60..1514
 bytes from a raw packet QP on host 1 to one on host 2 that a flow rule on its address
 steers them to, tests/raw/sib-raw-pair; every frame checked) (client>server: "sib" is host 1,
-"peer" host 2).  Also "CHECK wire_reset PASS|FAIL" (last: the guest's eth1 watchdog of
+"peer" host 2).  Each ib_write_bw from sib1 also checks how its packets were built: over
+eth1 without scatter-gather (QEMU's dgram wire) in one buffer (zero_copy_pkts and
+send_linearized do not grow), with it as page fragments.  Also "CHECK wire_reset PASS|FAIL" (last: the guest's eth1 watchdog of
 tools/vm-guest-init, asked through /run/vm-wire-reset, resets host 1's eth1, which comes back
 with sib1 and reaches host 2), "CHECK link PASS|FAIL" (eth1
 reaches the other host) and "CHECK rxe_phase PASS|FAIL" (host 2 switched to rdma_rxe).
@@ -231,8 +233,24 @@ recovery() {
 	done
 	echo $s
 }
+hwc() { cat "/sys/class/infiniband/sib1/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+# eth1 takes page fragments (scatter-gather) iff virtio-net negotiated VIRTIO_NET_F_CSUM
+# (feature bit 0); QEMU's dgram backend has no vnet header, so it does not
+eth1_sg() { [[ $(cut -c1 /sys/class/net/eth1/device/features 2>/dev/null) == 1 ]]; }
+# ib_write_bw from sib1: over a netdev without scatter-gather its packets are built in one
+# buffer (none with fragments, none copied afterwards), over one with it as fragments
+zcopy_check() { # ZERO_COPY_PKTS_BEFORE SEND_LINEARIZED_BEFORE
+	local z=$(($(hwc zero_copy_pkts) - $1)) l=$(($(hwc send_linearized) - $2))
+	if ! eth1_sg; then
+		((z == 0 && l == 0)) || why+=" eth1 has no scatter-gather, yet sib1 built $z packets with fragments ($l copied before sending);"
+		detail+=", built in one buffer (eth1: no scatter-gather)"
+	else
+		((z > 0)) || why+=" eth1 has scatter-gather, yet sib1 sent no packet as fragments;"
+		detail+=", $z packets as fragments"
+	fi
+}
 cell() { # PAIR CLIENT>SERVER FAM PROG
-	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try rec0=0
+	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try rec0=0 z0 l0
 	name="$pair/$d/$fam/$prog"
 	for try in 1 2 3; do
 		case $prog in
@@ -245,10 +263,11 @@ cell() { # PAIR CLIENT>SERVER FAM PROG
 		ud_pingpong) bytes=$((1024 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
 		raw_frames) run_raw; break ;;
-		*) bytes=16384
+		*) bytes=16384 z0=$(hwc zero_copy_pkts) l0=$(hwc send_linearized)
 			run_cell "$d" "$fam" $prog "$prog" -s $bytes -n "$ITERS" -F --report_gbits ;;
 		esac
 		judge "$prog" "$([[ $prog == *pingpong* ]] && echo $n || echo "$ITERS")" "$bytes"
+		[[ $prog == ib_write_bw && $d == "sib>peer" ]] && zcopy_check "$z0" "$l0"
 		if [[ $prog == *_lossy ]]; then
 			why+=$netem_why
 			rec0=$(($(recovery) - rec0))
