@@ -284,19 +284,20 @@ struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 }
 
 /**
- * sib_net_frags_ok() - may a packet's payload go out as page fragments?
- * @dev: device
+ * sib_net_frags_ok() - may a QP's packet carry its payload as page fragments?
+ * @qp: the sending QP
  *
- * Not when the device's last routed packet left through a netdev without
+ * Not when the QP's last packet left through a netdev without
  * scatter-gather (virtio-net without checksum offload, as on QEMU's user,
  * socket and dgram backends): the stack would copy each such packet into
  * a new linear buffer. A packet built with fragments anyway is copied by
- * sib_net_xmit(); this only saves building them. Context: any.
+ * sib_net_xmit(); this only saves building them. Packets delivered inside
+ * softib (loopback) keep fragments. Context: the QP's run.
  * Return: true when fragments are worth building.
  */
-bool sib_net_frags_ok(const struct sib_dev *dev)
+bool sib_net_frags_ok(const struct sib_qp *qp)
 {
-	return !READ_ONCE(dev->tx_linear);
+	return !READ_ONCE(qp->tx_linear);
 }
 
 /*
@@ -305,20 +306,18 @@ bool sib_net_frags_ok(const struct sib_dev *dev)
  * buffer, which init_on_alloc clears first (a byte at a time under TCG):
  * copy it here into a page fragment instead, with the same headroom, so
  * the header offsets and metadata (skb_copy_header(), the route included)
- * stay valid. Also records for sib_net_frags_ok() whether @out takes
- * fragments. Return: the packet to send (@skb or its copy; @skb is freed
- * when copied), NULL when out of memory (@skb freed).
+ * stay valid. Sets *@linear when @out takes no fragments (for
+ * sib_net_frags_ok()). Return: the packet to send (@skb or its copy; @skb
+ * is freed when copied), NULL when out of memory (@skb freed).
  */
 static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
 				       const struct net_device *out,
-				       struct sk_buff *skb)
+				       struct sk_buff *skb, bool *linear)
 {
-	bool linear = !(out->features & NETIF_F_SG);
 	struct sk_buff *n;
 
-	if (READ_ONCE(dev->tx_linear) != linear)
-		WRITE_ONCE(dev->tx_linear, linear);
-	if (!linear || !skb_is_nonlinear(skb))
+	*linear = !(out->features & NETIF_F_SG);
+	if (!*linear || !skb_is_nonlinear(skb))
 		return skb;
 	n = sib_skb_alloc_room(skb_headroom(skb), skb->len, 0);
 	if (!n || skb_copy_bits(skb, 0, n->data, skb->len)) {
@@ -460,7 +459,7 @@ static void sib_put_icrc(struct sk_buff *skb)
 }
 
 static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
-		     struct sk_buff *skb)
+		     struct sk_buff *skb, bool *linear)
 {
 	struct net *net = dev_net(dev->ndev);
 	struct iphdr *ip = ip_hdr(skb);
@@ -477,7 +476,7 @@ static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(rt);
 	}
 	skb_dst_set(skb, &rt->dst);
-	skb = sib_xmit_linear(dev, rt->dst.dev, skb);
+	skb = sib_xmit_linear(dev, rt->dst.dev, skb, linear);
 	if (!skb)
 		return -ENOMEM;
 	ip = ip_hdr(skb);
@@ -499,7 +498,7 @@ static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
 }
 
 static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
-		     struct sk_buff *skb)
+		     struct sk_buff *skb, bool *linear)
 {
 	struct net *net = dev_net(dev->ndev);
 	struct ipv6hdr *ip6 = ipv6_hdr(skb);
@@ -518,7 +517,7 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(dst);
 	}
 	skb_dst_set(skb, dst);
-	skb = sib_xmit_linear(dev, dst->dev, skb);
+	skb = sib_xmit_linear(dev, dst->dev, skb, linear);
 	if (!skb)
 		return -ENOMEM;
 	ip6 = ipv6_hdr(skb);
@@ -545,15 +544,19 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
  * @dev: device
  * @av: addresses (IP family, the VLAN upper to route through if any)
  * @skb: the packet; consumed in every case
+ * @linear: set to whether the route's netdev takes no page fragments
+ *	    (see sib_net_frags_ok()); left alone when there is no route
  *
  * Routes in the namespace of the device's netdev, out of that netdev
  * (or @av->ifindex), computes the ICRC. A packet larger than the route
- * MTU is sent without DF and fragmented by IP (counted).
+ * MTU is sent without DF and fragmented by IP (counted). A packet with
+ * page fragments for a netdev without scatter-gather is first copied
+ * into one buffer (counted).
  * Context: process or softirq. Return: 0 or -errno (no route, device
  * down, the namespace is being dismantled).
  */
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
-		 struct sk_buff *skb)
+		 struct sk_buff *skb, bool *linear)
 {
 	bool v4 = av->net_type == RDMA_NETWORK_IPV4;
 	int oif = av->ifindex ?: dev->ndev->ifindex;
@@ -575,9 +578,9 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 		return v4 ? -ENETDOWN : -EAFNOSUPPORT;
 	}
 	if (v4)
-		err = sib_xmit4(dev, sock, oif, skb);
+		err = sib_xmit4(dev, sock, oif, skb, linear);
 	else
-		err = sib_xmit6(dev, sock, oif, skb);
+		err = sib_xmit6(dev, sock, oif, skb, linear);
 	rcu_read_unlock();
 	return net_xmit_eval(err);
 }
@@ -638,6 +641,7 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb)
 {
 	struct sib_dev *dev = qp->dev;
+	bool linear = false;
 	int err;
 
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
@@ -674,7 +678,9 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	/* the QP's transmit queue (see sib_qp.xmit_cpu), not this CPU's */
 	skb->sender_cpu = qp->xmit_cpu + 1;
 #endif
-	err = sib_net_xmit(dev, av, skb);
+	err = sib_net_xmit(dev, av, skb, &linear);
+	if (READ_ONCE(qp->tx_linear) != linear)
+		WRITE_ONCE(qp->tx_linear, linear);
 	if (err)
 		sib_counter_inc(dev, SIB_CNT_XMIT_ERR);
 	return err;

@@ -43,7 +43,7 @@ void sib_udp_put(struct sib_udp *u);
 int sib_net_init(void);
 void sib_net_fini(void);
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len);
-bool sib_net_frags_ok(const struct sib_dev *dev);
+bool sib_net_frags_ok(const struct sib_qp *qp);
 bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len);
 int sib_skb_add_trailer(struct sk_buff *skb, unsigned int n);
 void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
@@ -51,6 +51,6 @@ void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb);
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
-		 struct sk_buff *skb);
+		 struct sk_buff *skb, bool *linear);
 
 #endif

@@ -95,7 +95,7 @@ static struct sk_buff *sib_req_rc_skb(struct sib_qp *qp, struct sib_swqe *sw,
 		goto copy;
 	/* UC completes on transmit: its pages may be reused at once */
 	if (len >= SIB_ZCOPY_MIN && !(sw->wqe.send_flags & SIB_SEND_INLINE) &&
-	    sib_net_frags_ok(qp->dev) &&
+	    sib_net_frags_ok(qp) &&
 	    (qp->ibqp.qp_type == IB_QPT_RC ||
 	     qp->ibqp.qp_type == IB_QPT_XRC_INI)) {
 		skb = sib_skb_alloc(qp->dev, hdr_len);

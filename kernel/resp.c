@@ -633,7 +633,7 @@ static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
 	int err;
 
 	if (len >= SIB_ZCOPY_MIN && sib_mr_has_pages(mr) &&
-	    sib_net_frags_ok(qp->dev)) {
+	    sib_net_frags_ok(qp)) {
 		skb = sib_skb_alloc(qp->dev, hdr_len);
 		if (!skb)
 			return NULL;

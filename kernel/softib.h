@@ -93,7 +93,6 @@ struct sib_dev {
 	atomic_t next_ind_tbl;		/* rss.c: indirection table numbers */
 	atomic64_t odp_lists;		/* odp.c: bytes of ib_core's ODP page lists */
 	atomic_t odp_mrs;		/* odp.c: ODP MRs (no softirq rounds) */
-	bool tx_linear;			/* net.c: the last route's netdev had no SG */
 };
 
 /**
@@ -610,6 +609,12 @@ struct sib_qp {
 	 * own packets, and the responder NAKs a gap that is not a loss.
 	 */
 	u16 xmit_cpu;
+	/*
+	 * net.c: the QP's last packet left through a netdev without
+	 * scatter-gather, so its payload is copied into the packet rather
+	 * than referenced as page fragments (sib_net_frags_ok())
+	 */
+	bool tx_linear;
 
 	struct sib_sq sq;
 	struct sib_rq rq;
