@@ -230,9 +230,12 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
 	return sib_is_ib(dev) ? SIB_VCRC_LEN : 0;
 }
 
-/* a packet buffer: @head bytes of headroom, @len put, @tail after them */
+/*
+ * a packet buffer: @head bytes of headroom, @len put, @tail after them;
+ * @gfp for the kmalloc() fallback
+ */
 static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
-					   unsigned int tail)
+					   unsigned int tail, gfp_t gfp)
 {
 	unsigned int size = SKB_DATA_ALIGN(head + len + tail) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
@@ -252,9 +255,7 @@ static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
 		}
 	}
 	if (!skb)
-		skb = alloc_skb(head + len + tail,
-				(in_softirq() ? GFP_ATOMIC : GFP_KERNEL) |
-				__GFP_NOWARN);
+		skb = alloc_skb(head + len + tail, gfp | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -280,7 +281,8 @@ static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
-	return sib_skb_alloc_room(sib_skb_head(dev), len, sib_skb_tail(dev));
+	return sib_skb_alloc_room(sib_skb_head(dev), len, sib_skb_tail(dev),
+				  in_softirq() ? GFP_ATOMIC : GFP_KERNEL);
 }
 
 /**
@@ -306,24 +308,28 @@ bool sib_net_frags_ok(const struct sib_qp *qp)
  * buffer, which init_on_alloc clears first (a byte at a time under TCG):
  * copy it here into a page fragment instead, with the same headroom, so
  * the header offsets and metadata (skb_copy_header(), the route included)
- * stay valid. Sets *@linear when @out takes no fragments (for
- * sib_net_frags_ok()). Return: the packet to send (@skb or its copy; @skb
- * is freed when copied), NULL when out of memory (@skb freed).
+ * stay valid. A packet larger than the route's MTU is left to IP, whose
+ * fragmentation copies it anyway; so is one this cannot copy (no memory:
+ * the stack then tries its own copy). Sets *@linear when @out takes no
+ * fragments (for sib_net_frags_ok()). Context: under rcu_read_lock(), no
+ * sleeping. Return: the packet to send, @skb or its copy (@skb freed).
  */
 static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
 				       const struct net_device *out,
-				       struct sk_buff *skb, bool *linear)
+				       struct sk_buff *skb, unsigned int mtu,
+				       bool *linear)
 {
 	struct sk_buff *n;
 
 	*linear = !(out->features & NETIF_F_SG);
-	if (!*linear || !skb_is_nonlinear(skb))
+	if (!*linear || !skb_is_nonlinear(skb) || skb->len > mtu)
 		return skb;
-	n = sib_skb_alloc_room(skb_headroom(skb), skb->len, 0);
-	if (!n || skb_copy_bits(skb, 0, n->data, skb->len)) {
+	n = sib_skb_alloc_room(skb_headroom(skb), skb->len, 0, GFP_ATOMIC);
+	if (!n)
+		return skb;
+	if (skb_copy_bits(skb, 0, n->data, skb->len)) {
 		kfree_skb(n);
-		kfree_skb(skb);
-		return NULL;
+		return skb;
 	}
 	skb_copy_header(n, skb);
 	consume_skb(skb);
@@ -476,9 +482,7 @@ static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(rt);
 	}
 	skb_dst_set(skb, &rt->dst);
-	skb = sib_xmit_linear(dev, rt->dst.dev, skb, linear);
-	if (!skb)
-		return -ENOMEM;
+	skb = sib_xmit_linear(dev, rt->dst.dev, skb, dst_mtu(&rt->dst), linear);
 	ip = ip_hdr(skb);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	/*
@@ -517,9 +521,7 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
 		return PTR_ERR(dst);
 	}
 	skb_dst_set(skb, dst);
-	skb = sib_xmit_linear(dev, dst->dev, skb, linear);
-	if (!skb)
-		return -ENOMEM;
+	skb = sib_xmit_linear(dev, dst->dev, skb, dst_mtu(dst), linear);
 	ip6 = ipv6_hdr(skb);
 	udp = udp_hdr(skb);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -641,7 +643,7 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb)
 {
 	struct sib_dev *dev = qp->dev;
-	bool linear = false;
+	bool linear = READ_ONCE(qp->tx_linear);
 	int err;
 
 	trace_sib_pkt_xmit(sib_bth_qpn((struct sib_bth *)skb->data),
