@@ -231,11 +231,10 @@ netem_shown() { # TEXT: tc's qdisc and filter listing shows the lossy band and t
 recovery() {
 	local c s=0
 	for c in retransmits seq_nak_sent seq_nak_rcvd duplicate_request rcvd_out_of_seq loss_probes; do
-		s=$((s + $(cat /sys/class/infiniband/sib1/ports/1/hw_counters/$c 2>/dev/null || echo 0)))
+		s=$((s + $(counter sib1 "$c" 0)))
 	done
 	echo $s
 }
-hwc() { cat "/sys/class/infiniband/sib1/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
 # eth1 takes page fragments (scatter-gather) iff virtio-net negotiated VIRTIO_NET_F_CSUM
 # (feature bit 0); QEMU's dgram backend has no vnet header, so it does not
 eth1_sg() { [[ $(cut -c1 /sys/class/net/eth1/device/features 2>/dev/null) == 1 ]]; }
@@ -244,7 +243,7 @@ eth1_sg() { [[ $(cut -c1 /sys/class/net/eth1/device/features 2>/dev/null) == 1 ]
 # buffer before it goes (zero_copy_pkts and send_linearized grow alike, by a few); the rest
 # are built in one buffer. Over a netdev with scatter-gather, as fragments.
 zcopy_check() { # ZERO_COPY_PKTS_BEFORE SEND_LINEARIZED_BEFORE
-	local z=$(($(hwc zero_copy_pkts) - $1)) l=$(($(hwc send_linearized) - $2))
+	local z=$(($(counter sib1 zero_copy_pkts 0) - $1)) l=$(($(counter sib1 send_linearized 0) - $2))
 	if ! eth1_sg; then
 		((z == l && l <= 64)) || why+=" eth1 has no scatter-gather, yet sib1 built $z packets with fragments and copied $l before sending (want equal, at most 64);"
 		detail+=", built in one buffer but the first $l (eth1: no scatter-gather)"
@@ -267,7 +266,7 @@ cell() { # PAIR CLIENT>SERVER FAM PROG
 		ud_pingpong) bytes=$((1024 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
 		raw_frames) run_raw; break ;;
-		*) bytes=16384 z0=$(hwc zero_copy_pkts) l0=$(hwc send_linearized)
+		*) bytes=16384 z0=$(counter sib1 zero_copy_pkts 0) l0=$(counter sib1 send_linearized 0)
 			run_cell "$d" "$fam" $prog "$prog" -s $bytes -n "$ITERS" -F --report_gbits ;;
 		esac
 		judge "$prog" "$([[ $prog == *pingpong* ]] && echo $n || echo "$ITERS")" "$bytes"
