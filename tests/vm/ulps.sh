@@ -31,7 +31,8 @@ Per device, one result each:
                   sha256 compared; MB/s both ways
   nvme_reconnect  host 2's eth1 down for S s (--flap, default 6) and up again while a second
                   pattern is written: the controller reconnects (ctrl-loss-tmo 60,
-                  reconnect-delay 1, keep-alive 5), the data reads back intact
+                  reconnect-delay 1, keep-alive 5; at least one "Successfully reconnected"),
+                  the data reads back intact
   nvme_connect_loop  N (--loops, default 10) nvme connect + nvme disconnect: the medians of
                      the two commands' own run times, then s per loop (with this script's work)
   iser, iser_reconnect   LIO iSCSI target (configfs, ramdisk LUN, iser on the portal) on
@@ -40,6 +41,13 @@ Per device, one result each:
                   ib_srp's add_target with dest=10.0.3.2:5555 (rdma_cm) on host 1
   nfs, nfs_reconnect     nfsd with "rdma 20049" in its portlist on host 2,
                   mount -o rdma,port=20049,vers=4.2 on host 1, files written and read back
+Every <ulp>_reconnect (not smc's) fails unless the outage held its write up for S/2 s or
+more (the link was down while it ran), and says how the ULP got through: the lines of
+connection errors or reconnects in host 1's kernel log, and the transport counters that grew
+on both hosts (retransmitted_pkts, loss_probes, ack_timeout, retry_exceeded_err; rdma_rxe's
+rcvd_seq_err). rdma_cm's RC QPs on RoCE have the local ACK timeout 19 (2.1 s nominal) and
+6 or 7 retries, so iSER, SRP and NFS ride out a 6 s outage by retransmission, as on a NIC;
+their own timers (iSER's NOP-out pings, SCSI's and NFS's) end a longer one.
 Also setup (both hosts have their device on eth1 and reach each other), rxe_phase (both
 hosts switched).
 Where rdma_rxe fails a case that softib passes, the rxe result is ok with a detail that
@@ -339,36 +347,81 @@ stamps_median() {
 		awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 mbps() { awk -v a="$1" -v b="$2" -v m="$MB" 'BEGIN { printf "%.1f", m / (b - a) }'; }
+dd_why() { # STATUS OUTPUT: why a bounded dd failed
+	if (($1 == 124)); then echo "did not end within $IO_TMO s"
+	else echo "failed (dd exit $1: $(tr '\n' ' ' <<<"$2" | cut -c1-120))"; fi
+}
 # xfer DEST SRC: SRC's $MB MiB to DEST (block device or file) with O_DIRECT, read back, sha256
 # compared; sets xd (figures, or what failed)
 xfer() {
-	local t0 t1 t2 a b
+	local t0 t1 t2 a b out st
 	t0=$EPOCHREALTIME
-	bounded "$IO_TMO" dd if="$2" of="$1" bs=1M count="$MB" oflag=direct conv=fsync,notrunc status=none ||
-		{ xd="write to $1 failed or took over $IO_TMO s"; return 1; }
+	out=$(bounded "$IO_TMO" dd if="$2" of="$1" bs=1M count="$MB" oflag=direct conv=fsync,notrunc status=none) ||
+		{ st=$?; xd="write to $1 $(dd_why $st "$out")"; return 1; }
 	t1=$EPOCHREALTIME
-	bounded "$IO_TMO" dd if="$1" of="$W/back" bs=1M count="$MB" iflag=direct status=none ||
-		{ xd="read of $1 failed or took over $IO_TMO s"; return 1; }
+	out=$(bounded "$IO_TMO" dd if="$1" of="$W/back" bs=1M count="$MB" iflag=direct status=none) ||
+		{ st=$?; xd="read of $1 $(dd_why $st "$out")"; return 1; }
 	t2=$EPOCHREALTIME
+	xw=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	a=$(sha256sum <"$2") b=$(sha256sum <"$W/back")
 	rm -f "$W/back"
 	[[ $a == "$b" ]] || { xd="sha256 of $1 differs from what was written"; return 1; }
 	xd="write $(mbps "$t0" "$t1") MiB/s, read $(mbps "$t1" "$t2") MiB/s; $MB MiB, sha256 ${a:0:12} matches"
 }
-# flap_xfer DEST SRC: host 2's eth1 down for $FLAP s, a write and read-back beginning during
-# the outage; sets xd
+# transport counters of DEV that show an outage (softib's and rdma_rxe's names; those DEV has)
+RETX_COUNTERS="retransmitted_pkts loss_probes ack_timeout retry_exceeded_err rcvd_seq_err"
+retx_read() { # DEV: "name value ..." of RETX_COUNTERS (the ones DEV has)
+	local c f
+	for c in $RETX_COUNTERS; do
+		f=/sys/class/infiniband/$1/ports/1/hw_counters/$c
+		[[ -r $f ]] && printf '%s %s ' "$c" "$(<"$f")"
+	done
+	true
+}
+retx_growth() { # BEFORE AFTER: the counters that grew, "name +N, ..." (or "none grew")
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, " "); for (i = 1; i < n; i += 2) v[x[i]] = x[i + 1]
+		n = split(b, y, " "); o = ""
+		for (i = 1; i < n; i += 2) if (y[i + 1] > v[y[i]]) o = o (o ? ", " : "") y[i] " +" y[i + 1] - v[y[i]]
+		print o ? o : "none grew" }'
+}
+# flap_xfer DEST SRC DEV PEERDEV: host 2's eth1 down for $FLAP s, a write and read-back beginning during
+# the outage; sets xd. Fails unless the outage held the write up (it took at least FLAP/2 s:
+# else the link was not down while it ran). Says how the ULP got through: the kernel log's
+# lines of its connection's errors and reconnects on host 1 since the flap (its connection
+# re-established) and the transport's counters of DEV and host 2's PEERDEV (its RC QPs
+# retransmitting)
 flap_xfer() {
-	local t0=$SECONDS r
+	local t0=$SECONDS r k0 c1 c2="" ev how lg
+	k0=$(dmesg | wc -l)
+	c1=$(retx_read "$3")
+	rpc_get c2 "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30
 	rpc_remote run "$SELF --flap $FLAP --target flap"
 	r=$rn
 	sleep 1
-	xfer "$@"
+	xw=0
+	xfer "$1" "$2"
 	local st=$?
 	if ! rpc_wait_file "$DIR/rc.$r" 60 || [[ $(cat "$DIR/rc.$r") != 0 ]]; then
 		xd="host 2's link flap failed; $xd"
 		return 1
 	fi
-	xd="$xd; eth1 of host 2 down ${FLAP} s, done after $((SECONDS - t0)) s"
+	local c2b=""
+	rpc_get c2b "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30
+	ev=$(dmesg | tail -n +$((k0 + 1)) | grep -aiE 'reconnect|conn(ection)? (error|lost|closed|failed)|disconnect|not responding|abort|reset|timed? ?out|error' |
+		grep -avE 'eth1|speed is unknown' || true)
+	if [[ -n $ev ]]; then
+		lg="$(grep -c . <<<"$ev") log lines of connection errors or reconnects"
+		how="host 1's first: $(head -1 <<<"$ev" | sed -E 's/^\[ *[0-9.]+\] //' | cut -c1-100)"
+	else lg="no connection error logged" how="none in host 1's kernel log"; fi
+	how+="; transport counters: host 1 $3 $(retx_growth "$c1" "$(retx_read "$3")"), host 2 $4 $(retx_growth "$c2" "$c2b")"
+	# the figure first (up to the first ";": tools/ulps-report's cell)
+	[[ $xd == *";"* ]] || xd="$xd;"
+	xd="${xd%%;*}, held up ${xw} s, $lg;${xd#*;}; eth1 of host 2 down ${FLAP} s, done after $((SECONDS - t0)) s; $how"
+	if ((st == 0)) && ! awk -v w="$xw" -v f="$FLAP" 'BEGIN { exit !(w >= f / 2) }'; then
+		xd="the write took only ${xw} s: the outage (${FLAP} s) did not hold it up; $xd"
+		return 1
+	fi
 	return $st
 }
 # the block device of a SCSI disk whose host's driver is PROC (ib_srp, iscsi_iser)
@@ -452,10 +505,12 @@ case_nvme() { # PHASE DEV
 		if xfer "$bdev" "$W/a"; then record nvme "$ph" ok "$xd ($ctrl $bdev)$(sib_rounds "$2" "$rounds0")"
 		else record nvme "$ph" FAIL "$xd"; fi
 		k0=$(dmesg | grep -c 'Successfully reconnected')
-		if flap_xfer "$bdev" "$W/b" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]]; then
-			record nvme_reconnect "$ph" ok "$xd, controller live, reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s)"
+		# (keep-alive 5 s: the controller notices a 6 s outage and reconnects)
+		if flap_xfer "$bdev" "$W/b" "$2" "$3" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]] &&
+			(($(dmesg | grep -c 'Successfully reconnected') > k0)); then
+			record nvme_reconnect "$ph" ok "${xd%%;*}, controller live, reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s);${xd#*;}"
 		else
-			record nvme_reconnect "$ph" FAIL "$xd, controller $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)"
+			record nvme_reconnect "$ph" FAIL "controller $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null), reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s) (want 1 or more); $xd"
 		fi
 		nvme_disc >/dev/null
 	fi
@@ -508,7 +563,7 @@ case_iser() { # PHASE DEV
 	else
 		if xfer "$bdev" "$W/a"; then record iser "$ph" ok "$xd ($bdev, $(iscsiadm -m session | head -1 | cut -d' ' -f1))"
 		else record iser "$ph" FAIL "$xd"; fi
-		if flap_xfer "$bdev" "$W/b"; then record iser_reconnect "$ph" ok "$xd"
+		if flap_xfer "$bdev" "$W/b" "$2" "$3"; then record iser_reconnect "$ph" ok "$xd"
 		else record iser_reconnect "$ph" FAIL "$xd"; fi
 	fi
 	bounded 60 iscsiadm -m node "${p[@]}" --logout >/dev/null 2>&1
@@ -531,7 +586,7 @@ case_srp() { # PHASE DEV
 	else
 		if xfer "$bdev" "$W/a"; then record srp "$ph" ok "$xd ($bdev over $dev)"
 		else record srp "$ph" FAIL "$xd"; fi
-		if flap_xfer "$bdev" "$W/b"; then record srp_reconnect "$ph" ok "$xd"
+		if flap_xfer "$bdev" "$W/b" "$dev" "$peerdev"; then record srp_reconnect "$ph" ok "$xd"
 		else record srp_reconnect "$ph" FAIL "$xd"; fi
 	fi
 	srp_delete
@@ -553,7 +608,7 @@ case_nfs() { # PHASE DEV
 	else
 		if xfer $MNT/f1 "$W/a"; then record nfs "$ph" ok "$xd (vers 4.2, proto=rdma)"
 		else record nfs "$ph" FAIL "$xd"; fi
-		if flap_xfer $MNT/f2 "$W/b"; then record nfs_reconnect "$ph" ok "$xd"
+		if flap_xfer $MNT/f2 "$W/b" "$2" "$3"; then record nfs_reconnect "$ph" ok "$xd"
 		else record nfs_reconnect "$ph" FAIL "$xd"; fi
 	fi
 	# /proc/mounts, not mountpoint(1): a stat of a mount whose server is gone blocks for good
