@@ -2,8 +2,9 @@
 /*
  * sib-mpi: an MPI program that checks every result it gets.
  *
- * Point-to-point (sizes 1 B .. --max, each byte of a pattern that depends on
- * the sender, the size and the offset), collectives (MPI_Allreduce of doubles,
+ * Point-to-point (sizes 0 B .. --max: each 2^k - 1, 2^k and 2^k + 1; each
+ * byte of a pattern that depends on the sender, the size and the offset),
+ * collectives (MPI_Allreduce of doubles,
  * MPI_Alltoall, MPI_Bcast, MPI_Barrier) and one-sided operations (MPI_Put,
  * MPI_Get, MPI_Accumulate between fences), then the latency of an 8-byte
  * ping-pong and the bandwidth of 1 MiB messages between rank 0 and rank n/2
@@ -54,6 +55,23 @@ static void *sib_alloc(size_t n)
 	return p;
 }
 
+/* the next size of sib_p2p after SIZE: 0, 1, 2, 3, then 2^k - 1, 2^k and
+ * 2^k + 1 for every power of two (the edges of every protocol threshold),
+ * ending with MAX */
+static size_t sib_next_size(size_t size, size_t max)
+{
+	size_t q = 4, next;
+
+	if (size <= 3)
+		next = size + 1;
+	else {
+		while (q * 2 <= size + 1)
+			q *= 2;
+		next = size == q - 1 ? q : size == q ? q + 1 : 2 * q - 1;
+	}
+	return next > max ? max : next;
+}
+
 static void sib_p2p(size_t max)
 {
 	int peer = (sib_rank + sib_size / 2) % sib_size;
@@ -61,7 +79,7 @@ static void sib_p2p(size_t max)
 	size_t size, i, nsizes = 0;
 	char d[128];
 
-	for (size = 1; ; size = size * 4 > max ? max : size * 4) {
+	for (size = 0; ; size = sib_next_size(size, max)) {
 		for (i = 0; i < size; i++)
 			s[i] = sib_pat(sib_rank, size, i);
 		memset(r, 0, size);
@@ -75,7 +93,7 @@ static void sib_p2p(size_t max)
 		if (size == max)
 			break;
 	}
-	snprintf(d, sizeof(d), "%zu sizes 1..%zu B with rank+%d, every byte",
+	snprintf(d, sizeof(d), "%zu sizes 0..%zu B (2^k - 1, 2^k, 2^k + 1) with rank+%d, every byte",
 		 nsizes, max, sib_size / 2);
 	sib_note("p2p", d);
 	free(s);

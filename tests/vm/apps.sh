@@ -30,7 +30,9 @@ both (softib unloaded, rxe1 on eth1).  Cases (DEV: softib, rxe):
   mpi_1x4             sib-mpi with 4 ranks on host 1
   fi_info             fi_info -p verbs shows the device's MSG and DGRAM domains
   fi_<msg|rdm|dgram>  fi_pingpong -c (data checked) with the verbs provider: MSG
-                      endpoints, RDM endpoints over verbs;ofi_rxm, DGRAM endpoints
+                      endpoints, RDM endpoints over verbs;ofi_rxm, DGRAM endpoints;
+                      100 x 1 KiB (the figure), then -S all (every size up to the
+                      endpoint's largest message) twice each
 MPI runs with --mca pml ucx, btl vader and tcp excluded, UCX_TLS=rc_verbs,ud_verbs,self and
 UCX_NET_DEVICES=<dev>1:1: only the RDMA device can carry data between ranks.  One line per
 case on stdout:
@@ -227,10 +229,30 @@ ucx_pair() {
 	if ! [[ ${f[0]:-} =~ ^[0-9]+$ ]] || ((f[0] == 0)); then why+=" no iterations;"; fi
 }
 
-# fi_pair NAME ARGS...: fi_pingpong -c (data integrity checks) server on host 2, client here
+# fi_pair NAME ARGS...: fi_pingpong -c (data integrity checks) server on host 2, client here:
+# 100 messages of 1 KiB (the figure), then every size twice; sets why, fig
 fi_pair() {
-	local name=$1 line; shift
+	local name=$1 line n last; shift
 	cout=$OUT/$name.client sout=$OUT/$name.server why="" fig=""
+	fi_once -I 100 -S 1024 "$@"
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	line=$(awk '$2 == "100" && $3 == "=100" && $1 ~ /^[0-9.]+[kmg]?$/ { print; exit }' "$cout")
+	[[ -n $line ]] || why+=" no result line of 100 messages sent and acknowledged;"
+	read -r -a f <<<"$line"
+	fig="${f[6]:-?} us/xfer, ${f[5]:-?} MB/s"
+	[[ -n $why ]] && return
+	# then every size fi_pingpong has (1 B up to the endpoint's largest message, 1.5 steps
+	# of each power of two), each checked (-c), twice each
+	cout=$OUT/$name.sizes.client sout=$OUT/$name.sizes.server
+	fi_once -I 2 -S all "$@"
+	n=$(awk '$2 == "2" && $3 == "=2" && $1 ~ /^[0-9.]+[kmg]?$/' "$cout" | grep -c .)
+	last=$(awk '$2 == "2" && $3 == "=2" && $1 ~ /^[0-9.]+[kmg]?$/ { l = $1 } END { print l }' "$cout")
+	((n >= 10)) || why+=" -S all: $n sizes sent and acknowledged (want 10 or more);"
+	fig+=", $n sizes 1..$last B checked"
+}
+# fi_once ARGS...: fi_pingpong ARGS with data checks (-c), server on host 2, client here (its
+# output to $cout, the server's to $sout); adds to why
+fi_once() {
 	# (quoted for host 2's shell: "verbs;ofi_rxm")
 	remote_server 47592 "timeout -s KILL $TMO fi_pingpong $(printf '%q ' "$@")-c" || why+=" server did not listen;"
 	crc=0
@@ -238,11 +260,6 @@ fi_pair() {
 	peer_done
 	((crc == 0)) || why+=" client exit $crc;"
 	((src == 0)) || why+=" server exit $src;"
-	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
-	line=$(awk '$2 == "100" && $3 == "=100" && $1 ~ /^[0-9.]+[kmg]?$/ { print; exit }' "$cout")
-	[[ -n $line ]] || why+=" no result line of 100 messages sent and acknowledged;"
-	read -r -a f <<<"$line"
-	fig="${f[6]:-?} us/xfer, ${f[5]:-?} MB/s"
 }
 
 # ucp_verify NAME TLS: tests/apps/sib-ucp's server on host 2, its client here, over the
@@ -388,9 +405,9 @@ run_case() {
 		grep -q "domain: *$DEV\$" "$cout" || why+=" no MSG domain $DEV;"
 		grep -q "domain: *$DEV-dgram\$" "$cout" || why+=" no DGRAM domain $DEV-dgram;"
 		fig="$(grep -c 'provider:' "$cout") entries: $(grep -o 'FI_EP_[A-Z]*' "$cout" | sort -u | tr '\n' ' ')" ;;
-	fi_msg) fi_pair "$c" -p verbs -e msg -d "$DEV" -I 100 -S 1024 ;;
-	fi_rdm) fi_pair "$c" -p "verbs;ofi_rxm" -e rdm -d "$DEV" -I 100 -S 1024 ;;
-	fi_dgram) fi_pair "$c" -p verbs -e dgram -d "$DEV-dgram" -I 100 -S 1024 ;;
+	fi_msg) fi_pair "$c" -p verbs -e msg -d "$DEV" ;;
+	fi_rdm) fi_pair "$c" -p "verbs;ofi_rxm" -e rdm -d "$DEV" ;;
+	fi_dgram) fi_pair "$c" -p verbs -e dgram -d "$DEV-dgram" ;;
 	esac
 	why=${why# } fig=${fig% }
 }

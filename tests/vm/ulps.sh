@@ -416,8 +416,9 @@ flap_xfer() {
 	else lg="no connection error logged" how="none in host 1's kernel log"; fi
 	how+="; transport counters: host 1 $3 $(retx_growth "$c1" "$(retx_read "$3")"), host 2 $4 $(retx_growth "$c2" "$c2b")"
 	# the figure first (up to the first ";": tools/ulps-report's cell)
-	[[ $xd == *";"* ]] || xd="$xd;"
-	xd="${xd%%;*}, held up ${xw} s, $lg;${xd#*;}; eth1 of host 2 down ${FLAP} s, done after $((SECONDS - t0)) s; $how"
+	if ((st == 0)); then xd="${xd%%;*}, held up ${xw} s, $lg;${xd#*;}"
+	else xd="$xd, $lg"; fi
+	xd+="; eth1 of host 2 down ${FLAP} s, done after $((SECONDS - t0)) s; $how"
 	if ((st == 0)) && ! awk -v w="$xw" -v f="$FLAP" 'BEGIN { exit !(w >= f / 2) }'; then
 		xd="the write took only ${xw} s: the outage (${FLAP} s) did not hold it up; $xd"
 		return 1
