@@ -51,6 +51,7 @@ static void sib_cq_comp_work(struct work_struct *work)
 	struct sib_cq *cq = container_of(work, struct sib_cq, comp_work);
 
 	local_bh_disable();
+	trace_sib_comp_handler(cq->ibcq.res.id, cq->vector, true);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	local_bh_enable();
 }
@@ -68,6 +69,8 @@ static void sib_cq_notify(struct sib_cq *cq)
 		return;
 	}
 	local_bh_disable();
+	if (!cq->is_user)
+		trace_sib_comp_handler(cq->ibcq.res.id, cq->vector, false);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	local_bh_enable();
 }
@@ -123,6 +126,7 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->is_user = !!udata;
 	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	cq->cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
+	cq->vector = attr->comp_vector;
 	INIT_WORK(&cq->comp_work, sib_cq_comp_work);
 	num = sib_cq_ring_size(attr->cqe);
 	err = udata ? sib_ring_alloc(&cq->ring, num, SIB_CQE_SIZE) :

@@ -298,6 +298,7 @@ struct sib_cq {
 	bool overflowed;
 	bool timestamp;			/* stamp every CQE (SIB_WC_F_TIMESTAMP) */
 	int cpu;			/* its completion vector's CPU (cq.c) */
+	u32 vector;			/* its completion vector */
 	/* kernel CQs: the completion handler, run on @cpu (cq.c) */
 	struct work_struct comp_work;
 };

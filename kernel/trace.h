@@ -119,6 +119,29 @@ TRACE_EVENT(sib_cqe,
 		  __entry->opcode)
 );
 
+/*
+ * sib_comp_handler - a kernel CQ's completion handler is called, on the
+ * CPU of its completion vector (the event's CPU; the local one only when
+ * that CPU is offline): @queued when it was handed there from another CPU
+ * (counter comp_handler_queued). User CQs' handlers have no event.
+ */
+TRACE_EVENT(sib_comp_handler,
+	TP_PROTO(u32 cqn, u32 vector, bool queued),
+	TP_ARGS(cqn, vector, queued),
+	TP_STRUCT__entry(
+		__field(u32, cqn)
+		__field(u32, vector)
+		__field(bool, queued)
+	),
+	TP_fast_assign(
+		__entry->cqn = cqn;
+		__entry->vector = vector;
+		__entry->queued = queued;
+	),
+	TP_printk("cq %u vector %u%s", __entry->cqn, __entry->vector,
+		  __entry->queued ? " queued" : "")
+);
+
 #endif /* SIB_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -21,7 +21,7 @@ TL_PREFIX=mem_
 # shellcheck source=../lib/testlib.sh
 . "$HERE/../lib/testlib.sh"
 # (nvme_setup: a set-up failure, reported instead of them)
-cases comp_vectors nvme_connect nvme_io_queues nvme_data fast_reg
+cases comp_vectors nvme_connect nvme_io_queues nvme_data comp_handler_cpu fast_reg
 TL_CASES[nvme_setup]=1
 cnt() { counter "$DEV" "$1" 0; }
 
@@ -63,6 +63,14 @@ echo ipv4 > "$CFS/ports/1/addr_adrfam" &&
 ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" || { result nvme_setup FAIL "nvmet configfs"; exit 1; }
 fr0=$(cnt fast_reg) li0=$(cnt local_inv) ri0=$(cnt remote_inv) qh0=$(cnt comp_handler_queued)
 klog0=$(dmesg | wc -l)
+# every kernel CQ's completion handler call from here on (tracepoint softib:sib_comp_handler)
+TR=/sys/kernel/tracing EV=/sys/kernel/tracing/events/softib/sib_comp_handler
+[[ -e $TR/trace ]] || mount -t tracefs nodev $TR 2>/dev/null
+tr_on=0
+if [[ -e $EV/enable ]]; then
+	echo 0 >$TR/tracing_on; : >$TR/trace
+	echo 1 >$EV/enable && echo 1 >$TR/tracing_on && tr_on=1
+fi
 # nr_io_queues left to nvme-rdma: one per CPU, bounded by the device's completion vectors
 if ! echo "transport=rdma,traddr=$ADDR,trsvcid=4420,nqn=$NQN" > /dev/nvme-fabrics; then
 	result nvme_connect FAIL "write to /dev/nvme-fabrics failed"; exit 1
@@ -101,6 +109,34 @@ for bs in 4k 64k 1M; do
 done
 ((ok)) && result nvme_data ok "${MB} MiB written and read back with bs 4k, 64k, 1M, compared" ||
 	result nvme_data FAIL "I/O error or mismatch"
+# I/O from each CPU in turn (blk-mq sends it to the I/O queue whose vector is that CPU's:
+# get_vector_affinity), then: each kernel CQ's handler ran on its vector's CPU (the vector-th
+# online CPU), and the handlers ran on every vector nvme-rdma uses
+mapfile -t CPUS < <(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }' /sys/devices/system/cpu/online)
+for c in "${CPUS[@]}"; do
+	taskset -c "$c" dd if="$W/src" of="$BDEV" bs=64k count=32 oflag=direct status=none || ok=0
+done
+if ((tr_on)); then
+	echo 0 >$TR/tracing_on; echo 0 >$EV/enable
+	# "task-pid [CPU] flags stamp: sib_comp_handler: cq N vector V[ queued]"
+	read -r n bad nv q first < <(grep -a 'sib_comp_handler: cq ' $TR/trace | awk -v cpus="${CPUS[*]}" '
+		BEGIN { nc = split(cpus, cpu, " ") }
+		{
+			match($0, /\[[0-9]+\]/); c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+			for (i = 1; i <= NF; i++) if ($i == "vector") v = $(i + 1) + 0
+			n++; vec[v] = 1; if (/ queued$/) q++
+			if (v >= nc || cpu[v + 1] != c) { bad++; if (!w) { w = $0; sub(/^ +/, "", w) } }
+		}
+		END { for (v in vec) nv++; gsub(/ /, "_", w); printf "%d %d %d %d %s\n", n, bad, nv, q, w ? w : "-" }')
+	: >$TR/trace
+	if ((n > 0 && bad == 0 && nv == want)); then
+		result comp_handler_cpu ok "$n handler calls of kernel CQs, each on its vector's CPU, on all $nv vectors ($q handed over from another CPU)"
+	else
+		result comp_handler_cpu FAIL "$n handler calls, $bad not on their vector's CPU (first: ${first//_/ }), on $nv vectors (want $want)"
+	fi
+else
+	result comp_handler_cpu FAIL "no tracepoint softib:sib_comp_handler in $TR"
+fi
 fr=$(( $(cnt fast_reg) - fr0 )) li=$(( $(cnt local_inv) - li0 )) ri=$(( $(cnt remote_inv) - ri0 ))
 if ((fr > 0 && li + ri > 0)); then
 	result fast_reg ok "fast_reg +$fr, local_inv +$li, remote_inv +$ri, completion handlers queued on their vector's CPU +$(( $(cnt comp_handler_queued) - qh0 ))"
