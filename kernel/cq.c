@@ -61,14 +61,18 @@ static void sib_cq_notify(struct sib_cq *cq)
 {
 	if (!cq->ibcq.comp_handler)
 		return;
-	/* a hint: the handler runs there, or is queued there */
-	if (!cq->is_user && raw_smp_processor_id() != cq->cpu &&
+	/*
+	 * A kernel CQ's handler runs on its vector's CPU, or is queued there
+	 * (the CPU is compared with bottom halves, so migration, off)
+	 */
+	local_bh_disable();
+	if (!cq->is_user && smp_processor_id() != cq->cpu &&
 	    cpu_online(cq->cpu)) {
+		local_bh_enable();
 		sib_counter_inc(cq->dev, SIB_CNT_COMP_HANDLER_QUEUED);
 		queue_work_on(cq->cpu, system_highpri_wq, &cq->comp_work);
 		return;
 	}
-	local_bh_disable();
 	if (!cq->is_user)
 		trace_sib_comp_handler(cq->ibcq.res.id, cq->vector, false);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);

@@ -29,6 +29,8 @@ NQN=sib-mem-test
 CFS=/sys/kernel/config/nvmet
 W=$(mktemp -d /tmp/mem.XXXXXX)
 cleanup() {
+	[[ -e /sys/kernel/tracing/events/softib/sib_comp_handler/enable ]] &&
+		echo 0 >/sys/kernel/tracing/events/softib/sib_comp_handler/enable
 	[[ -n ${NVMEDEV:-} ]] && echo 1 > "/sys/class/nvme/${NVMEDEV}/delete_controller" 2>/dev/null
 	rm -f "$CFS/ports/1/subsystems/$NQN" 2>/dev/null
 	rmdir "$CFS/ports/1" 2>/dev/null
@@ -113,26 +115,31 @@ done
 # get_vector_affinity), then: each kernel CQ's handler ran on its vector's CPU (the vector-th
 # online CPU), and the handlers ran on every vector nvme-rdma uses
 mapfile -t CPUS < <(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }' /sys/devices/system/cpu/online)
+pinned_ok=1
 for c in "${CPUS[@]}"; do
-	taskset -c "$c" dd if="$W/src" of="$BDEV" bs=64k count=32 oflag=direct status=none || ok=0
+	taskset -c "$c" dd if="$W/src" of="$BDEV" bs=64k count=32 oflag=direct status=none || pinned_ok=0
 done
-if ((tr_on)); then
-	echo 0 >$TR/tracing_on; echo 0 >$EV/enable
+if ((!pinned_ok)); then
+	result comp_handler_cpu FAIL "a write with dd pinned to one CPU (taskset) failed"
+elif ((tr_on)); then
+	echo 0 >$EV/enable	# (tracing_on stays 1, its default)
 	# "task-pid [CPU] flags stamp: sib_comp_handler: cq N vector V[ queued]"
 	read -r n bad nv q first < <(grep -a 'sib_comp_handler: cq ' $TR/trace | awk -v cpus="${CPUS[*]}" '
 		BEGIN { nc = split(cpus, cpu, " ") }
 		{
-			match($0, /\[[0-9]+\]/); c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+			# (anchored on the event: a task name may hold brackets too)
+			if (!match($0, /\[[0-9]+\] [^ ]+ +[0-9.]+: sib_comp_handler: /)) next
+			c = substr($0, RSTART + 1); c = substr(c, 1, index(c, "]") - 1) + 0
 			for (i = 1; i <= NF; i++) if ($i == "vector") v = $(i + 1) + 0
 			n++; vec[v] = 1; if (/ queued$/) q++
 			if (v >= nc || cpu[v + 1] != c) { bad++; if (!w) { w = $0; sub(/^ +/, "", w) } }
 		}
-		END { for (v in vec) nv++; gsub(/ /, "_", w); printf "%d %d %d %d %s\n", n, bad, nv, q, w ? w : "-" }')
+		END { for (v in vec) nv++; printf "%d %d %d %d %s\n", n, bad, nv, q, w ? w : "-" }')
 	: >$TR/trace
 	if ((n > 0 && bad == 0 && nv == want)); then
-		result comp_handler_cpu ok "$n handler calls of kernel CQs, each on its vector's CPU, on all $nv vectors ($q handed over from another CPU)"
+		result comp_handler_cpu ok "$n handler calls of kernel CQs, each on its vector's CPU, on all $nv vectors ($q handed over from another CPU)$( ((want < 2)) && echo "; one CPU: no other to run on")"
 	else
-		result comp_handler_cpu FAIL "$n handler calls, $bad not on their vector's CPU (first: ${first//_/ }), on $nv vectors (want $want)"
+		result comp_handler_cpu FAIL "$n handler calls, $bad not on their vector's CPU (first: $first), on $nv vectors (want $want)"
 	fi
 else
 	result comp_handler_cpu FAIL "no tracepoint softib:sib_comp_handler in $TR"

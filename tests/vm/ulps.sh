@@ -223,7 +223,12 @@ daemons_down() { # the daemons this script started (on host 1: iscsid; host 2: m
 	mountpoint -q /proc/fs/nfsd && umount /proc/fs/nfsd
 	true
 }
-flap() { ip link set eth1 down && sleep "$FLAP" && ip link set eth1 up; }
+# flap [MARKER]: eth1 down for $FLAP s, then up; MARKER (a file) is made once the link is down
+flap() {
+	ip link set eth1 down || return
+	[[ -z ${1:-} ]] || : >"$1"
+	sleep "$FLAP" && ip link set eth1 up
+}
 # (both hosts) leave softib for rdma_rxe: both want UDP port 4791
 to_rxe() {
 	local d
@@ -385,20 +390,27 @@ retx_growth() { # BEFORE AFTER: the counters that grew, "name +N, ..." (or "none
 		for (i = 1; i < n; i += 2) if (y[i + 1] > v[y[i]]) o = o (o ? ", " : "") y[i] " +" y[i + 1] - v[y[i]]
 		print o ? o : "none grew" }'
 }
-# flap_xfer DEST SRC DEV PEERDEV: host 2's eth1 down for $FLAP s, a write and read-back beginning during
-# the outage; sets xd. Fails unless the outage held the write up (it took at least FLAP/2 s:
-# else the link was not down while it ran). Says how the ULP got through: the kernel log's
-# lines of its connection's errors and reconnects on host 1 since the flap (its connection
-# re-established) and the transport's counters of DEV and host 2's PEERDEV (its RC QPs
-# retransmitting)
+# flap_xfer DEST SRC DEV PEERDEV: host 2's eth1 down for $FLAP s, a write and read-back
+# beginning half a second into the outage; sets xd. Fails unless the outage held the write up
+# (it took at least FLAP/2 s). Says how the ULP got through: the kernel log's lines of its
+# connection's errors and reconnects on host 1 since the flap (its connection re-established)
+# and the transport's counters of DEV and host 2's PEERDEV (its RC QPs retransmitting)
 flap_xfer() {
 	local t0=$SECONDS r k0 c1 c2="" ev how lg
 	k0=$(dmesg | wc -l)
 	c1=$(retx_read "$3")
-	rpc_get c2 "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30
-	rpc_remote run "$SELF --flap $FLAP --target flap"
+	rpc_get c2 "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30 || c2="?"
+	local mark=$DIR/flap-down.$RANDOM
+	rpc_remote run "$SELF --flap $FLAP --target flap $mark"
 	r=$rn
-	sleep 1
+	# the write starts half a second into the outage
+	if ! rpc_wait_file "$mark" 30; then
+		rpc_wait_file "$DIR/rc.$r" 60
+		xd="host 2's eth1 did not go down within 30 s: $(tr '\n' ' ' <"$DIR/out.$r" 2>/dev/null)"
+		return 1
+	fi
+	rm -f "$mark"
+	rpc_nap 0.5
 	xw=0
 	xfer "$1" "$2"
 	local st=$?
@@ -407,14 +419,16 @@ flap_xfer() {
 		return 1
 	fi
 	local c2b=""
-	rpc_get c2b "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30
+	rpc_get c2b "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30 || c2b="?"
 	ev=$(dmesg | tail -n +$((k0 + 1)) | grep -aiE 'reconnect|conn(ection)? (error|lost|closed|failed)|disconnect|not responding|abort|reset|timed? ?out|error' |
 		grep -avE 'eth1|speed is unknown' || true)
 	if [[ -n $ev ]]; then
 		lg="$(grep -c . <<<"$ev") log lines of connection errors or reconnects"
 		how="host 1's first: $(head -1 <<<"$ev" | sed -E 's/^\[ *[0-9.]+\] //' | cut -c1-100)"
 	else lg="no connection error logged" how="none in host 1's kernel log"; fi
-	how+="; transport counters: host 1 $3 $(retx_growth "$c1" "$(retx_read "$3")"), host 2 $4 $(retx_growth "$c2" "$c2b")"
+	how+="; transport counters: host 1 $3 $(retx_growth "$c1" "$(retx_read "$3")"), host 2 $4 "
+	if [[ $c2 == "?" || $c2b == "?" ]]; then how+="not read (pair-rpc failed)"
+	else how+=$(retx_growth "$c2" "$c2b"); fi
 	# the figure first (up to the first ";": tools/ulps-report's cell)
 	if ((st == 0)); then xd="${xd%%;*}, held up ${xw} s, $lg;${xd#*;}"
 	else xd="$xd, $lg"; fi
