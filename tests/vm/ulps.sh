@@ -383,6 +383,12 @@ retx_read() { # DEV: "name value ..." of RETX_COUNTERS (the ones DEV has)
 	done
 	true
 }
+# peer_retx VAR DEV: VAR = retx_read of host 2's DEV, or "?" when the pair-rpc failed (not in
+# a subshell: pair-rpc's request numbers live in this shell)
+peer_retx() {
+	rpc_get "$1" "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $2" 30 ||
+		printf -v "$1" '?'
+}
 retx_growth() { # BEFORE AFTER: the counters that grew, "name +N, ..." (or "none grew")
 	awk -v a="$1" -v b="$2" 'BEGIN {
 		n = split(a, x, " "); for (i = 1; i < n; i += 2) v[x[i]] = x[i + 1]
@@ -399,7 +405,7 @@ flap_xfer() {
 	local t0=$SECONDS r k0 c1 c2="" ev how lg
 	k0=$(dmesg | wc -l)
 	c1=$(retx_read "$3")
-	rpc_get c2 "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30 || c2="?"
+	peer_retx c2 "$4"
 	local mark=$DIR/flap-down.$RANDOM
 	rpc_remote run "$SELF --flap $FLAP --target flap $mark"
 	r=$rn
@@ -419,7 +425,7 @@ flap_xfer() {
 		return 1
 	fi
 	local c2b=""
-	rpc_get c2b "$(declare -f retx_read); RETX_COUNTERS='$RETX_COUNTERS'; retx_read $4" 30 || c2b="?"
+	peer_retx c2b "$4"
 	ev=$(dmesg | tail -n +$((k0 + 1)) | grep -aiE 'reconnect|conn(ection)? (error|lost|closed|failed)|disconnect|not responding|abort|reset|timed? ?out|error' |
 		grep -avE 'eth1|speed is unknown' || true)
 	if [[ -n $ev ]]; then
@@ -521,11 +527,14 @@ case_nvme() { # PHASE DEV
 		else record nvme "$ph" FAIL "$xd"; fi
 		k0=$(dmesg | grep -c 'Successfully reconnected')
 		# (keep-alive 5 s: the controller notices a 6 s outage and reconnects)
-		if flap_xfer "$bdev" "$W/b" "$2" "$3" && [[ $(cat "/sys/class/nvme/$ctrl/state") == live ]] &&
-			(($(dmesg | grep -c 'Successfully reconnected') > k0)); then
-			record nvme_reconnect "$ph" ok "${xd%%;*}, controller live, reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s);${xd#*;}"
+		local fx=0 st nrec
+		flap_xfer "$bdev" "$W/b" "$2" "$3" || fx=1
+		st=$(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)
+		nrec=$(($(dmesg | grep -c 'Successfully reconnected') - k0))
+		if ((fx == 0)) && [[ $st == live ]] && ((nrec > 0)); then
+			record nvme_reconnect "$ph" ok "${xd%%;*}, controller live, reconnected $nrec time(s);${xd#*;}"
 		else
-			record nvme_reconnect "$ph" FAIL "controller $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null), reconnected $(($(dmesg | grep -c 'Successfully reconnected') - k0)) time(s) (want 1 or more); $xd"
+			record nvme_reconnect "$ph" FAIL "controller $st, reconnected $nrec time(s) (want 1 or more); $xd"
 		fi
 		nvme_disc >/dev/null
 	fi
