@@ -514,8 +514,13 @@ static bool sib_comp_probe_tail(struct sib_qp *qp)
 	struct sib_swqe *sw;
 	u32 i, k;
 
+	/*
+	 * not going back: the next PSN is the newest, and the next WQE the
+	 * newest started one, or the one after it when that is complete
+	 * (sq_hi is one past a message still being sent)
+	 */
 	if (qp->req.win.probes || qp->req.psn != sib_win_next_psn(qp) ||
-	    qp->sq.req != sib_comp_sent_end(qp))
+	    qp->sq.req + !!qp->req.off != sib_comp_sent_end(qp))
 		return false;
 	if (qp->req.off) {
 		i = qp->sq.req;

@@ -293,6 +293,49 @@ static void sib_comp_test_probe_tail_then_oldest(struct kunit *test)
 	sib_ct_done(&t);
 }
 
+/*
+ * A message still being sent when the window filled (1 MiB SENDs): the
+ * tail probe resends its newest packet sent, not the whole window
+ */
+static void sib_comp_test_probe_tail_mid_message(struct kunit *test)
+{
+	struct sib_ct t;
+	struct sib_qp *qp;
+
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* 100 */
+	sib_ct_post(&t, 2, 4);	/* 101..104, of which 101 and 102 went out */
+	qp->sq.req = 1;
+	qp->req.sq_hi = 2;
+	qp->req.off = 2 * qp->mtu;
+	qp->req.psn = 103;
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RETRANSMITS), 1LL);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 1U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 102U);
+	KUNIT_EXPECT_EQ(test, qp->req.off, qp->mtu);
+	KUNIT_EXPECT_GE(test, qp->req.since_ackreq, (u32)SIB_ACK_REQ_EVERY);
+	sib_ct_done(&t);
+
+	/* going back (the next WQE is behind the newest started): no tail probe */
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* 100 */
+	sib_ct_post(&t, 2, 4);	/* 101..104 */
+	sib_ct_post(&t, 3, 1);	/* 105 */
+	qp->sq.req = 1;
+	qp->req.sq_hi = 3;
+	qp->req.off = 2 * qp->mtu;
+	qp->req.psn = 103;
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	sib_ct_done(&t);
+}
+
 static void sib_comp_test_timeout_counts_retries(struct kunit *test)
 {
 	struct sib_ct t;
@@ -462,6 +505,7 @@ static void sib_comp_test_drop_outside_rts(struct kunit *test)
 
 static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_probe_tail_then_oldest),
+	KUNIT_CASE(sib_comp_test_probe_tail_mid_message),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),
 	KUNIT_CASE(sib_comp_test_ack_bogus_psn_ignored),
 	KUNIT_CASE(sib_comp_test_seq_nak_restarts),
