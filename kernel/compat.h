@@ -80,4 +80,18 @@ typedef struct ib_udata sib_dmabuf_uarg_t;
 #define sib_dma_buf_vunmap(buf, map)	dma_buf_vunmap(buf, map)
 #endif
 
+/*
+ * 6.6 split <net/page_pool.h> into <net/page_pool/types.h> and
+ * <net/page_pool/helpers.h> ("page_pool: split types and declarations
+ * from page_pool.h"); the calls net.c makes
+ * (page_pool_create(), page_pool_dev_alloc_pages(),
+ * page_pool_put_full_page(), page_pool_destroy(), skb_mark_for_recycle())
+ * are the same on both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+
 #endif /* SIB_COMPAT_H */

@@ -52,6 +52,7 @@
 	X(XMIT_ERR,		"send_err")		\
 	X(XMIT_FRAG,		"send_ip_fragmented")	\
 	X(XMIT_LINEARIZED,	"send_linearized")	\
+	X(TX_POOL_PKTS,		"tx_pool_pkts")		\
 	X(CQ_OVERFLOW,		"cq_overflow")		\
 	X(COMP_HANDLER_QUEUED,	"comp_handler_queued")	\
 	X(MW_BIND,		"mw_bind")		\

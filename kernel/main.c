@@ -154,8 +154,9 @@ static void sib_link_types_stop(void)
  * The module's parts, started in this order and stopped in the reverse
  * one, by sib_exit() or when a later part fails to start. The netdev
  * notifier stops before the devices go (no new work for them), the
- * devices before the cable and UDP sockets they send through, and the
- * link types first so that no `rdma link add` races the rest.
+ * devices before the cable, the packet buffer pools and the UDP sockets
+ * they send through, and the link types first so that no `rdma link add`
+ * races the rest.
  */
 static const struct {
 	int (*start)(void);
@@ -166,6 +167,7 @@ static const struct {
 	{ sib_copy_start,	NULL },
 	{ sib_wq_start,		sib_wq_stop },
 	{ sib_net_init,		sib_net_fini },
+	{ sib_tx_pools_init,	sib_tx_pools_exit },
 	{ sib_cable_init,	sib_cable_exit },
 	{ NULL,			sib_devices_stop },
 	{ sib_notifier_start,	sib_notifier_stop },

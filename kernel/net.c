@@ -5,6 +5,7 @@
  * in it and reference counted; IP/UDP header construction; routing and
  * transmission of RoCEv2 packets.
  */
+#include <linux/module.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -231,22 +232,190 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
 }
 
 /*
- * a packet buffer: @head bytes of headroom, @len put, @tail after them;
- * @gfp for the kmalloc() fallback
+ * Packet buffers of more than half a page, up to two pages, come from page
+ * pools, one per CPU and order (one page, two pages), rather than from the
+ * page fragment cache. The cache gets a page back only when every piece of
+ * it is free, which up to 256 packets waiting in a virtio TX ring never
+ * allow: it took a new 32 KiB page for every seven or so full 4 KiB-MTU
+ * packets, and Debian's init_on_alloc clears each new page (a byte at a
+ * time under TCG). A pool page goes back to its pool's ring when the stack
+ * frees the skb, from any context (skb_mark_for_recycle()), and comes out
+ * again as it was left: every byte of it that a packet carries is written
+ * by the engine, as in a fragment.
+ *
+ * The allocation side of a page pool takes no lock and allows one caller
+ * at a time. Each CPU has its own pools and takes from them with bottom
+ * halves off, so that a softirq round cannot cut into an allocation of
+ * process context on the same CPU. A freed page goes into the ring under
+ * the ring's own lock, never straight into the allocation side: the pools
+ * have no NAPI context or CPU of their own (page_pool_create()) that would
+ * allow that. They are the module's, not a device's:
+ * every device sends through the same stack, and pools per device would
+ * keep more idle pages for the same traffic.
  */
-static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
-					   unsigned int tail, gfp_t gfp)
+#define SIB_POOL_ORDERS		2
+#define SIB_SKB_POOL_MAX	(PAGE_SIZE << (SIB_POOL_ORDERS - 1))
+
+/*
+ * A pool page carries one packet. At half a page or less, most of the
+ * page would idle while the packet waits in the TX ring (and the packet's
+ * truesize, a whole page, would be twice its buffer or more); the fragment
+ * cache packs such buffers (ACKs, the headers of zero-copy packets, the
+ * packets of a 1024-byte MTU) two or more to a page. Above it, a buffer
+ * fills more than half of its page: a full 2048-MTU packet about 60% of
+ * one page, a full 4096-MTU packet about 55% of two.
+ */
+#define SIB_SKB_POOL_MIN	(PAGE_SIZE / 2)
+
+/*
+ * Pages a pool's ring keeps: twice a virtio TX ring, so that what one TX
+ * completion frees fits. After a burst a pool keeps at most these and the
+ * 128 of its allocation cache (per CPU 5 MiB in two-page buffers, 2.5 MiB
+ * in one-page ones); a page that finds the ring full goes back to the page
+ * allocator.
+ */
+#define SIB_POOL_SIZE		512
+
+static bool sib_tx_page_pool = true;
+module_param_named(tx_page_pool, sib_tx_page_pool, bool, 0644);
+MODULE_PARM_DESC(tx_page_pool, "build packet buffers of more than half a page, up to two pages, in pages recycled by a per-CPU page pool (default on); off: in the page fragment cache");
+
+#if IS_ENABLED(CONFIG_PAGE_POOL)
+struct sib_pools {
+	struct page_pool *pool[SIB_POOL_ORDERS];
+};
+
+static DEFINE_PER_CPU(struct sib_pools, sib_pools);
+
+/**
+ * sib_tx_pools_exit() - destroy the packet buffer pools
+ *
+ * A page still in a packet somewhere (a netdev's TX ring, a receiver in
+ * another namespace behind a veth) keeps its pool alive until the packet
+ * is freed; the page pool library sees to that, without softib's code.
+ * Context: module load (a pool failed) or exit, after every device is
+ * gone: nothing allocates from the pools any more.
+ */
+void sib_tx_pools_exit(void)
+{
+	unsigned int order;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sib_pools *p = per_cpu_ptr(&sib_pools, cpu);
+
+		for (order = 0; order < SIB_POOL_ORDERS; order++) {
+			page_pool_destroy(p->pool[order]);
+			p->pool[order] = NULL;
+		}
+	}
+}
+
+/**
+ * sib_tx_pools_init() - create the packet buffer pools, two per CPU
+ *
+ * Pools of order 0 and 1, with no DMA mapping (the pages are the CPU's;
+ * the netdev maps what it sends) and pages from the allocating CPU's
+ * nearest node with memory (NUMA_NO_NODE): the pool's refill keeps only
+ * pages of that node, which a CPU of a memoryless node would never get
+ * with its own node's id.
+ * Context: module load. Return: 0 or -errno (then no pool is left).
+ */
+int sib_tx_pools_init(void)
+{
+	struct page_pool_params pp = {
+		.pool_size = SIB_POOL_SIZE,
+		.nid = NUMA_NO_NODE,
+	};
+	struct page_pool *pool;
+	unsigned int order;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sib_pools *p = per_cpu_ptr(&sib_pools, cpu);
+
+		for (order = 0; order < SIB_POOL_ORDERS; order++) {
+			pp.order = order;
+			pool = page_pool_create(&pp);
+			if (IS_ERR(pool)) {
+				sib_tx_pools_exit();
+				return PTR_ERR(pool);
+			}
+			p->pool[order] = pool;
+		}
+	}
+	return 0;
+}
+
+/*
+ * a buffer of @size bytes (skb_shared_info included, more than
+ * SIB_SKB_POOL_MIN, at most SIB_SKB_POOL_MAX) in a page of this CPU's
+ * pool, marked to go back to it when freed; NULL when the pool has no
+ * page to give (the page allocator had none either)
+ */
+static struct sk_buff *sib_skb_pool_alloc(unsigned int size)
+{
+	unsigned int order = get_order(size);
+	struct page_pool *pool;
+	struct page *page;
+	struct sk_buff *skb;
+
+	local_bh_disable();
+	pool = this_cpu_read(sib_pools.pool[order]);
+	page = pool ? page_pool_dev_alloc_pages(pool) : NULL;
+	local_bh_enable();
+	if (!page)
+		return NULL;
+	skb = build_skb(page_address(page), PAGE_SIZE << order);
+	if (!skb) {
+		/* into the pool's ring, as from a freed packet */
+		page_pool_put_full_page(pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	return skb;
+}
+#else
+/* a kernel without page pools (the debug kernel's tinyconfig): the cache */
+int sib_tx_pools_init(void)
+{
+	return 0;
+}
+
+void sib_tx_pools_exit(void)
+{
+}
+
+static struct sk_buff *sib_skb_pool_alloc(unsigned int size)
+{
+	return NULL;
+}
+#endif
+
+/*
+ * a packet buffer of @dev: @head bytes of headroom, @len put, @tail after
+ * them; @gfp for the kmalloc() fallback
+ */
+static struct sk_buff *sib_skb_alloc_room(struct sib_dev *dev,
+					  unsigned int head, unsigned int len,
+					  unsigned int tail, gfp_t gfp)
 {
 	unsigned int size = SKB_DATA_ALIGN(head + len + tail) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb = NULL;
 	void *data;
 
+	if (size > SIB_SKB_POOL_MIN && size <= SIB_SKB_POOL_MAX &&
+	    READ_ONCE(sib_tx_page_pool)) {
+		skb = sib_skb_pool_alloc(size);
+		if (skb)
+			sib_counter_inc(dev, SIB_CNT_TX_POOL_PKTS);
+	}
 	/*
 	 * a full 4 KiB-MTU packet needs a little more than a page; the
 	 * fragment cache hands out such pieces of its larger pages
 	 */
-	if (size <= SIB_SKB_FRAG_MAX) {
+	if (!skb && size <= SIB_SKB_FRAG_MAX) {
 		data = netdev_alloc_frag(size);
 		if (data) {
 			skb = build_skb(data, size);
@@ -268,20 +437,24 @@ static struct sk_buff *sib_skb_alloc_room(unsigned int head, unsigned int len,
  * @dev: device (for the link layer reserve)
  * @len: bytes from the BTH to the end of the ICRC
  *
- * The buffer of a packet of up to SIB_SKB_FRAG_MAX bytes (a full
- * 4 KiB-MTU packet with its headers) is a page fragment (as drivers
- * build received packets): unlike a kmalloc() buffer it is not
- * cleared on every allocation (init_on_alloc, on in Debian's kernel, is
- * a byte-at-a-time "rep stosb" under TCG); every byte of it that the
- * packet carries is written by the engine. Larger packets, or when no
- * fragment is to be had, use alloc_skb().
- * Context: process (may sleep) or softirq (a receive round, task.c).
- * Return: skb with skb->data at the BTH
- * and @len bytes put, or NULL.
+ * The buffer of a packet of more than half a page and up to two pages
+ * (a full 2 KiB- or 4 KiB-MTU packet with its headers) is a page of a
+ * per-CPU page pool, recycled when the packet is freed (module parameter
+ * tx_page_pool, counter tx_pool_pkts); that of a smaller one, or when the
+ * pool has none, a page fragment (as drivers build received packets).
+ * Unlike a kmalloc() buffer neither is cleared on every allocation
+ * (init_on_alloc, on in Debian's kernel, is a byte-at-a-time "rep stosb"
+ * under TCG); every byte of it that the packet carries is written by the
+ * engine. Larger packets, or when no fragment is to be had, use
+ * alloc_skb().
+ * Context: process (may sleep) or softirq (a receive round, task.c); not
+ * with interrupts off. Return: skb with skb->data at the BTH and @len
+ * bytes put, or NULL.
  */
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len)
 {
-	return sib_skb_alloc_room(sib_skb_head(dev), len, sib_skb_tail(dev),
+	return sib_skb_alloc_room(dev, sib_skb_head(dev), len,
+				  sib_skb_tail(dev),
 				  in_softirq() ? GFP_ATOMIC : GFP_KERNEL);
 }
 
@@ -306,11 +479,12 @@ bool sib_net_frags_ok(const struct sib_qp *qp)
  * The route leaves through @out. Without scatter-gather there, the stack's
  * validate_xmit_skb() would copy a packet with fragments into a kmalloc()
  * buffer, which init_on_alloc clears first (a byte at a time under TCG):
- * copy it here into a page fragment instead, with the same headroom, so
- * the header offsets and metadata (skb_copy_header(), the route included)
- * stay valid. A packet larger than the route's MTU is left to IP, whose
- * fragmentation copies it anyway; so is one this cannot copy (no memory:
- * the stack then tries its own copy). Sets *@linear when @out takes no
+ * copy it here into a buffer of sib_skb_alloc()'s kinds instead (a pool
+ * page or a page fragment), with the same headroom, so the header offsets
+ * and metadata (skb_copy_header(), the route included; not the pool mark,
+ * which stays the copy's own) stay valid. A packet larger than the route's
+ * MTU is left to IP, whose fragmentation copies it anyway; so is one this
+ * cannot copy (no memory: the stack then tries its own copy). Sets *@linear when @out takes no
  * fragments (for sib_net_frags_ok()). Context: under rcu_read_lock(), no
  * sleeping. Return: the packet to send, @skb or its copy (@skb freed).
  */
@@ -324,7 +498,8 @@ static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
 	*linear = !(out->features & NETIF_F_SG);
 	if (!*linear || !skb_is_nonlinear(skb) || skb->len > mtu)
 		return skb;
-	n = sib_skb_alloc_room(skb_headroom(skb), skb->len, 0, GFP_ATOMIC);
+	n = sib_skb_alloc_room(dev, skb_headroom(skb), skb->len, 0,
+			       GFP_ATOMIC);
 	if (!n)
 		return skb;
 	if (skb_copy_bits(skb, 0, n->data, skb->len)) {
@@ -345,7 +520,9 @@ static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
  *
  * For a buffer that is only handed around inside softib (see loop.c):
  * its data starts where sib_skb_alloc() put it and holds @len bytes,
- * whose contents are stale.
+ * whose contents are stale. A buffer in a pool page may be reused as
+ * well: the page is the skb's until the skb is freed, and goes back to
+ * its pool then, whoever frees it.
  * Context: any. Return: true, or false when @skb cannot be reused (it
  * is shared, has fragments or is too small).
  */

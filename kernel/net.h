@@ -33,7 +33,10 @@ static inline void sib_zero(void *p, unsigned int n)
 		*(u8 *)p++ = 0;
 }
 
-/* the largest packet buffer taken from the page fragment cache */
+/*
+ * the largest packet buffer taken from the page fragment cache (one of
+ * more than half a page is taken from a page pool first, net.c)
+ */
 #define SIB_SKB_FRAG_MAX	(2 * PAGE_SIZE)
 
 typedef int (*sib_encap_rcv_t)(struct sock *sk, struct sk_buff *skb);
@@ -42,6 +45,8 @@ struct sib_udp *sib_udp_get(struct net *net, sib_encap_rcv_t rcv);
 void sib_udp_put(struct sib_udp *u);
 int sib_net_init(void);
 void sib_net_fini(void);
+int sib_tx_pools_init(void);
+void sib_tx_pools_exit(void);
 struct sk_buff *sib_skb_alloc(struct sib_dev *dev, unsigned int len);
 bool sib_net_frags_ok(const struct sib_qp *qp);
 bool sib_skb_reuse(struct sib_dev *dev, struct sk_buff *skb, unsigned int len);
