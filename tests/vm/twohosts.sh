@@ -20,7 +20,8 @@ ib_read_bw with rdma_rxe reading from softib, ud_pingpong, rc_pingpong_lossy (rc
 --chk both ways under netem on both hosts' eth1: loss 2% of all but ACKs, duplication 1% and
 reordering);
 softib-softib: rc_pingpong,
-ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6, raw_frames (N frames of 60..1514
+ib_write_bw, ud_pingpong over IPv4, rc_pingpong over IPv6, rc_pingpong_4k (-m 4096 -s 16384
+--chk over eth1's MTU 1500: IP-fragmented, the 4 KiB buffers from softib's page pools), raw_frames (N frames of 60..1514
 bytes from a raw packet QP on host 1 to one on host 2 that a flow rule on its address
 steers them to, tests/raw/sib-raw-pair; every frame checked) (client>server: "sib" is host 1,
 "peer" host 2).  Each ib_write_bw from sib1 also checks how its packets were built: over
@@ -59,6 +60,8 @@ cells() { # "pair client>server fam program"
 	local p
 	for p in rc_pingpong ib_write_bw ud_pingpong; do echo "softib-softib sib>peer ipv4 $p"; done
 	echo "softib-softib sib>peer ipv6 rc_pingpong"
+	# a path MTU above the netdev's (-m 4096 at MTU 1500): IP-fragmented, in pool pages
+	echo "softib-softib sib>peer ipv4 rc_pingpong_4k"
 	# raw Ethernet frames between the two hosts' raw packet QPs (tests/raw/sib-raw-pair)
 	echo "softib-softib sib>peer eth raw_frames"
 	echo "softib-rxe sib>peer ipv4 rc_pingpong"
@@ -252,8 +255,19 @@ zcopy_check() { # ZERO_COPY_PKTS_BEFORE SEND_LINEARIZED_BEFORE
 		detail+=", $z packets as fragments"
 	fi
 }
+# ibv_rc_pingpong -m 4096 over eth1's MTU 1500: sib1's 4 KiB packets (full buffers of more
+# than half a page) come from its page pools (kernel/net.c; without scatter-gather on eth1
+# they are built in one buffer) and IP fragments them; --chk checked the data
+pool_check() { # TX_POOL_PKTS_BEFORE SEND_IP_FRAGMENTED_BEFORE
+	local p=$(($(counter sib1 tx_pool_pkts 0) - $1)) f=$(($(counter sib1 send_ip_fragmented 0) - $2))
+	((f > 0)) || why+=" sib1 sent 4 KiB packets over MTU 1500 without IP fragmenting any;"
+	if ! eth1_sg; then
+		((p > 0)) || why+=" sib1 built its 4 KiB packets in one buffer, yet none in a pool page (tx_pool_pkts +0);"
+	fi
+	detail+=", $f packets IP-fragmented, $p buffers from the page pools"
+}
 cell() { # PAIR CLIENT>SERVER FAM PROG
-	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try rec0=0 z0 l0
+	local pair=$1 d=$2 fam=$3 prog=$4 n=$((ITERS / 4)) bytes name t=$SECONDS try rec0=0 z0 l0 p0 f0
 	name="$pair/$d/$fam/$prog"
 	for try in 1 2 3; do
 		case $prog in
@@ -263,6 +277,9 @@ cell() { # PAIR CLIENT>SERVER FAM PROG
 			netem on
 			run_cell "$d" "$fam" $prog ibv_rc_pingpong -s 8192 -n "$n" --chk
 			netem off ;;
+		rc_pingpong_4k) bytes=$((16384 * n * 2))
+			p0=$(counter sib1 tx_pool_pkts 0) f0=$(counter sib1 send_ip_fragmented 0)
+			run_cell "$d" "$fam" $prog ibv_rc_pingpong -m 4096 -s 16384 -n "$n" --chk ;;
 		ud_pingpong) bytes=$((1024 * n * 2))
 			run_cell "$d" "$fam" $prog ibv_ud_pingpong -s 1024 -n "$n" ;;
 		raw_frames) run_raw; break ;;
@@ -271,6 +288,7 @@ cell() { # PAIR CLIENT>SERVER FAM PROG
 		esac
 		judge "$prog" "$([[ $prog == *pingpong* ]] && echo $n || echo "$ITERS")" "$bytes"
 		[[ $prog == ib_write_bw && $d == "sib>peer" ]] && zcopy_check "$z0" "$l0"
+		[[ $prog == rc_pingpong_4k ]] && pool_check "$p0" "$f0"
 		if [[ $prog == *_lossy ]]; then
 			why+=$netem_why
 			rec0=$(($(recovery) - rec0))
