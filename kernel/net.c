@@ -268,13 +268,14 @@ static unsigned int sib_skb_tail(struct sib_dev *dev)
 #define SIB_SKB_POOL_MIN	(PAGE_SIZE / 2)
 
 /*
- * Pages a pool's ring keeps: twice a virtio TX ring, so that what one TX
- * completion frees fits. After a burst a pool keeps at most these and the
- * 128 of its allocation cache (per CPU 5 MiB in two-page buffers, 2.5 MiB
- * in one-page ones); a page that finds the ring full goes back to the page
- * allocator.
+ * Pages a pool's ring keeps: a virtio TX ring's worth, so that what one
+ * TX completion frees fits. A pool never gives back what it keeps: after
+ * a burst it holds at most these and the 128 of its allocation cache, per
+ * CPU that sent full packets 3 MiB in two-page buffers and 1.5 MiB in
+ * one-page ones, until the module unloads; a page that finds the ring
+ * full goes back to the page allocator.
  */
-#define SIB_POOL_SIZE		512
+#define SIB_POOL_SIZE		256
 
 static bool sib_tx_page_pool = true;
 module_param_named(tx_page_pool, sib_tx_page_pool, bool, 0644);
@@ -641,19 +642,71 @@ static void sib_put_icrc(struct sk_buff *skb)
 	skb_store_bits(skb, bth_off + len, &icrc, sizeof(icrc));
 }
 
-static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
-		     struct sk_buff *skb, bool *linear)
+/**
+ * sib_route_cache_drop() - let go of a QP's kept route
+ * @rc: the QP's route cache
+ *
+ * Context: the QP's destruction, after its last run.
+ */
+void sib_route_cache_drop(struct sib_route_cache *rc)
 {
-	struct net *net = dev_net(dev->ndev);
-	struct iphdr *ip = ip_hdr(skb);
+	if (rc->rt)
+		ip_rt_put(rc->rt);
+	rc->rt = NULL;
+}
+
+/*
+ * The route of a packet to @ip's addresses out of @oif. A connected QP
+ * sends every packet to the same place, and a FIB lookup per packet was a
+ * good part of a small packet's cost: @rc (the QP's, NULL for a UD
+ * address handle) keeps the last route, which is used again for the same
+ * addresses and interface while the routing tables have not changed since
+ * (dst_check() compares their generation; a route whose netdev went away
+ * was moved to the blackhole device and fails it). Only IPv4: an IPv6
+ * route refers to its namespace's dst_ops, and a QP may outlive the
+ * namespace of its netdev's addresses. Context: the QP's run (the only
+ * user of @rc), under rcu_read_lock(). Return: a referenced route or an
+ * ERR_PTR.
+ */
+static struct rtable *sib_route4(struct net *net, int oif,
+				 const struct iphdr *ip,
+				 struct sib_route_cache *rc)
+{
 	struct flowi4 fl = {};
 	struct rtable *rt;
 
+	if (rc && rc->rt) {
+		if (rc->daddr == ip->daddr && rc->saddr == ip->saddr &&
+		    rc->oif == oif && dst_check(&rc->rt->dst, 0)) {
+			dst_hold(&rc->rt->dst);
+			return rc->rt;
+		}
+		sib_route_cache_drop(rc);
+	}
 	fl.flowi4_oif = oif;
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.daddr = ip->daddr;
 	fl.saddr = ip->saddr;
 	rt = ip_route_output_key(net, &fl);
+	if (!IS_ERR(rt) && rc) {
+		dst_hold(&rt->dst);
+		rc->rt = rt;
+		rc->daddr = ip->daddr;
+		rc->saddr = ip->saddr;
+		rc->oif = oif;
+	}
+	return rt;
+}
+
+static int sib_xmit4(struct sib_dev *dev, struct socket *sock, int oif,
+		     struct sk_buff *skb, bool *linear,
+		     struct sib_route_cache *rc)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct iphdr *ip = ip_hdr(skb);
+	struct rtable *rt;
+
+	rt = sib_route4(net, oif, ip, rc);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return PTR_ERR(rt);
@@ -725,6 +778,8 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
  * @skb: the packet; consumed in every case
  * @linear: set to whether the route's netdev takes no page fragments
  *	    (see sib_net_frags_ok()); left alone when there is no route
+ * @rc: the sending QP's route cache (sib_route4()), for its own address
+ *	vector, or NULL to look the route up
  *
  * Routes in the namespace of the device's netdev, out of that netdev
  * (or @av->ifindex), computes the ICRC. A packet larger than the route
@@ -735,7 +790,7 @@ static int sib_xmit6(struct sib_dev *dev, struct socket *sock, int oif,
  * down, the namespace is being dismantled).
  */
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
-		 struct sk_buff *skb, bool *linear)
+		 struct sk_buff *skb, bool *linear, struct sib_route_cache *rc)
 {
 	bool v4 = av->net_type == RDMA_NETWORK_IPV4;
 	int oif = av->ifindex ?: dev->ndev->ifindex;
@@ -757,7 +812,7 @@ int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
 		return v4 ? -ENETDOWN : -EAFNOSUPPORT;
 	}
 	if (v4)
-		err = sib_xmit4(dev, sock, oif, skb, linear);
+		err = sib_xmit4(dev, sock, oif, skb, linear, rc);
 	else
 		err = sib_xmit6(dev, sock, oif, skb, linear);
 	rcu_read_unlock();
@@ -857,7 +912,8 @@ int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 	/* the QP's transmit queue (see sib_qp.xmit_cpu), not this CPU's */
 	skb->sender_cpu = qp->xmit_cpu + 1;
 #endif
-	err = sib_net_xmit(dev, av, skb, &linear);
+	err = sib_net_xmit(dev, av, skb, &linear,
+			   av == &qp->av ? &qp->route : NULL);
 	if (READ_ONCE(qp->tx_linear) != linear)
 		WRITE_ONCE(qp->tx_linear, linear);
 	if (err)

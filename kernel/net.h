@@ -56,6 +56,7 @@ void sib_net_push_hdrs(struct sib_dev *dev, const struct sib_av *av,
 int sib_pkt_xmit(struct sib_qp *qp, const struct sib_av *av,
 		 struct sk_buff *skb);
 int sib_net_xmit(struct sib_dev *dev, const struct sib_av *av,
-		 struct sk_buff *skb, bool *linear);
+		 struct sk_buff *skb, bool *linear, struct sib_route_cache *rc);
+void sib_route_cache_drop(struct sib_route_cache *rc);
 
 #endif

@@ -34,6 +34,7 @@
 #include "hdr.h"
 #include "trace.h"
 #include "lrh.h"
+#include "net.h"
 
 #define SIB_QP_ATTR_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE |		\
 	IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
@@ -617,6 +618,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_timers_stop(qp);
 	sib_rxq_purge(qp);
 	sib_qp_free_queues(qp);
+	sib_route_cache_drop(&qp->route);
 	kfree(qp->rss);
 	sib_tm_qp_free(qp);
 	sib_obj_release(dev, SIB_OBJ_QP);

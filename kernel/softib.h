@@ -173,6 +173,18 @@ struct sib_av {
 	u8 grh;
 };
 
+/*
+ * One IPv4 route kept between a QP's packets (net.c): for its source,
+ * destination and outgoing interface, used while the routing tables have
+ * not changed since (dst_check()). Only the QP's runner touches it.
+ */
+struct sib_route_cache {
+	struct rtable *rt;		/* one reference held, or NULL */
+	__be32 saddr;
+	__be32 daddr;
+	int oif;
+};
+
 struct sib_ah {
 	struct ib_ah ibah;
 	struct sib_av av;
@@ -616,6 +628,8 @@ struct sib_qp {
 	 * than referenced as page fragments (sib_net_frags_ok())
 	 */
 	bool tx_linear;
+	/* net.c: the IPv4 route of the QP's own packets, the runner's */
+	struct sib_route_cache route;
 
 	struct sib_sq sq;
 	struct sib_rq rq;
