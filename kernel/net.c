@@ -485,8 +485,8 @@ bool sib_net_frags_ok(const struct sib_qp *qp)
  * and metadata (skb_copy_header(), the route included; not the pool mark,
  * which stays the copy's own) stay valid. A packet larger than the route's
  * MTU is left to IP, whose fragmentation copies it anyway; so is one this
- * cannot copy (no memory: the stack then tries its own copy). Sets *@linear when @out takes no
- * fragments (for sib_net_frags_ok()). Context: under rcu_read_lock(), no
+ * cannot copy (no memory: the stack then tries its own copy). Sets
+ * *@linear when @out takes no fragments (for sib_net_frags_ok()). Context: under rcu_read_lock(), no
  * sleeping. Return: the packet to send, @skb or its copy (@skb freed).
  */
 static struct sk_buff *sib_xmit_linear(struct sib_dev *dev,
