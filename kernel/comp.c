@@ -413,6 +413,26 @@ static void sib_comp_catch_up(struct sib_qp *qp)
 	}
 }
 
+static u8 sib_comp_syndrome(struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+
+	return sib_aeth_syndrome((void *)(skb->data + info->off_aeth));
+}
+
+/* an ACK or NAK, an atomic ACK or a READ response, to its handler */
+static void sib_comp_dispatch(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+
+	if (info->flags & SIB_OPF_ACK)
+		sib_comp_ack(qp, sib_pkt(skb)->psn, sib_comp_syndrome(skb));
+	else if (info->flags & SIB_OPF_ATMACK)
+		sib_comp_atomic(qp, skb);
+	else
+		sib_comp_rresp(qp, skb);
+}
+
 /**
  * sib_comp_rcv() - handle one response packet (ACK or read response)
  * @qp: RC QP
@@ -422,7 +442,6 @@ static void sib_comp_catch_up(struct sib_qp *qp)
  */
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 {
-	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
 	enum ib_qp_state state = sib_qp_state(qp);
 
 	sib_assert_runner(qp);
@@ -430,13 +449,7 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		goto out;
 	}
-	if (info->flags & SIB_OPF_ACK)
-		sib_comp_ack(qp, sib_pkt(skb)->psn, sib_aeth_syndrome((void *)
-			     (skb->data + info->off_aeth)));
-	else if (sib_opcode(sib_pkt(skb)->opcode)->flags & SIB_OPF_ATMACK)
-		sib_comp_atomic(qp, skb);
-	else
-		sib_comp_rresp(qp, skb);
+	sib_comp_dispatch(qp, skb);
 	state = sib_qp_state(qp);
 	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
 		sib_comp_catch_up(qp);
@@ -466,6 +479,52 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 	state = sib_qp_state(qp);
 	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
 		sib_comp_catch_up(qp);
+}
+
+/**
+ * sib_comp_rcv_final() - take a response received before a modify to ERR
+ * @qp: RC QP that the consumer moved from RTS or SQD to the error state
+ * @skb: validated response packet, queued for the QP's run before the
+ *	 WQEs were flushed; consumed
+ *
+ * On a NIC an acknowledgement is handled on arrival; here it waits in the
+ * QP's receive queue for its run, and a modify to ERR (a CM handling a
+ * DREQ, say) can come in between. What the responder executed is still
+ * completed as it answered: a positive ACK completes the WQEs it covers,
+ * a READ or atomic response delivers its data (IBTA 9.7.5.1). A NAK is
+ * dropped and counted: nothing is sent again in the error state, the
+ * flush that follows completes the rest with IB_WC_WR_FLUSH_ERR
+ * (IBTA 10.3.1). Context: the QP's run, before sib_qp_flush().
+ */
+void sib_comp_rcv_final(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
+
+	sib_assert_runner(qp);
+	if (!(info->flags & SIB_OPF_ACK) ||
+	    (sib_comp_syndrome(skb) & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK)
+		sib_comp_dispatch(qp, skb);
+	else
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+	kfree_skb(skb);
+}
+
+/**
+ * sib_comp_ack_rcv_final() - sib_comp_rcv_final() for an acknowledgement
+ * that came without a packet (a loopback peer's)
+ * @qp: RC QP that the consumer moved from RTS or SQD to the error state
+ * @psn: its BTH PSN
+ * @syn: its AETH syndrome
+ *
+ * Context: the QP's run, before sib_qp_flush().
+ */
+void sib_comp_ack_rcv_final(struct sib_qp *qp, u32 psn, u8 syn)
+{
+	sib_assert_runner(qp);
+	if ((syn & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK)
+		sib_comp_ack(qp, psn, syn);
+	else
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 }
 
 /**

@@ -145,14 +145,15 @@ static void sib_ct_resend(struct sib_ct *t)
 	}
 }
 
-static void sib_ct_aeth(struct sib_ct *t, u8 syndrome, u32 psn)
+/* an ACK or NAK packet as the receive path hands it over, or NULL */
+static struct sk_buff *sib_ct_aeth_skb(struct sib_ct *t, u8 syndrome, u32 psn)
 {
 	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
 	struct sib_pkt *pkt;
 	u8 *p;
 
 	if (!skb)
-		return;
+		return NULL;
 	p = skb_put_zero(skb, SIB_BTH_LEN + SIB_AETH_LEN);
 	sib_bth_set((struct sib_bth *)p, SIB_OP_RC_ACK, false, 0, 0xffff,
 		    t->qp->ibqp.qp_num, false, psn);
@@ -163,7 +164,15 @@ static void sib_ct_aeth(struct sib_ct *t, u8 syndrome, u32 psn)
 	pkt->qpn = t->qp->ibqp.qp_num;
 	pkt->opcode = SIB_OP_RC_ACK;
 	pkt->hdr_len = SIB_BTH_LEN + SIB_AETH_LEN;
-	sib_comp_rcv(t->qp, skb);
+	return skb;
+}
+
+static void sib_ct_aeth(struct sib_ct *t, u8 syndrome, u32 psn)
+{
+	struct sk_buff *skb = sib_ct_aeth_skb(t, syndrome, psn);
+
+	if (skb)
+		sib_comp_rcv(t->qp, skb);
 }
 
 static u32 sib_ct_ncqe(struct sib_ct *t)
@@ -503,7 +512,57 @@ static void sib_comp_test_drop_outside_rts(struct kunit *test)
 	sib_ct_done(&t);
 }
 
+/*
+ * Moved to ERR by the consumer with acknowledgements still queued: the
+ * positive ones complete what they cover, NAKs are dropped and counted.
+ */
+static void sib_comp_test_final_takes_acks(struct kunit *test)
+{
+	struct sib_ct t;
+	struct sk_buff *skb;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 100;
+	sib_ct_post(&t, 1, 1);	/* PSN 100 */
+	sib_ct_post(&t, 2, 2);	/* PSN 101..102 */
+	sib_ct_post(&t, 3, 1);	/* PSN 103 */
+	t.qp->state = IB_QPS_ERR;
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 101);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sib_comp_rcv_final(t.qp, skb);
+	/* WQE 1 done, WQE 2 half acknowledged */
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->status, IB_WC_SUCCESS);
+	/* a NAK is not acted on: no resend, no failure */
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 102);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sib_comp_rcv_final(t.qp, skb);
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, 102);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sib_comp_rcv_final(t.qp, skb);
+	sib_comp_ack_rcv_final(t.qp, 102, SIB_AETH_RNR_NAK | 1);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 1U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 3LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_SEQ_NAK_RCVD), 0LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 0LL);
+	/* a loopback peer's ACK: up to PSN 102 ends WQE 2, not WQE 3 */
+	sib_comp_ack_rcv_final(t.qp, 102, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+	/* the ordinary path still drops in ERR */
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 103);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	sib_ct_done(&t);
+}
+
 static struct kunit_case sib_comp_test_cases[] = {
+	KUNIT_CASE(sib_comp_test_final_takes_acks),
 	KUNIT_CASE(sib_comp_test_probe_tail_then_oldest),
 	KUNIT_CASE(sib_comp_test_probe_tail_mid_message),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),

@@ -358,6 +358,7 @@ static void sib_qp_test_modify_ud_walk(struct kunit *test)
 static void sib_qp_test_error(struct kunit *test)
 {
 	struct sib_qp *qp = sib_qt_qp(test, IB_QPT_RC);
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 
 	/* a QP in RESET stays there */
 	sib_qp_error(qp, 0);
@@ -365,8 +366,42 @@ static void sib_qp_test_error(struct kunit *test)
 	qp->state = IB_QPS_RTS;
 	sib_qp_error(qp, 0);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_ERR);
+	/* failed by the QP itself: queued answers are not taken */
+	KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
 	sib_qp_error(qp, 0);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_ERR);
+	/* moved by the consumer from RTS or SQD: they are */
+	qp->state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
+	clear_bit(SIB_QPF_ERR_TAKE, &qp->flags);
+	qp->state = IB_QPS_SQD;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
+	clear_bit(SIB_QPF_ERR_TAKE, &qp->flags);
+	/* from RTR nothing was sent */
+	qp->state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
+	/* back to RESET forgets it */
+	qp->state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	a.qp_state = IB_QPS_RESET;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
+	sib_qt_done(qp);
+}
+
+static void sib_qp_test_error_ud(struct kunit *test)
+{
+	struct sib_qp *qp = sib_qt_qp(test, IB_QPT_UD);
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+
+	/* no acknowledgements on UD */
+	qp->state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_ERR);
+	KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
 	sib_qt_done(qp);
 }
 
@@ -471,6 +506,7 @@ static struct kunit_case sib_qp_test_cases[] = {
 	KUNIT_CASE(sib_qp_test_modify_rc_init),
 	KUNIT_CASE(sib_qp_test_modify_ud_walk),
 	KUNIT_CASE(sib_qp_test_error),
+	KUNIT_CASE(sib_qp_test_error_ud),
 	KUNIT_CASE(sib_qp_test_sqd_drained),
 	KUNIT_CASE(sib_qp_test_runner_state),
 	{}

@@ -177,6 +177,42 @@ static int sib_run_requester(struct sib_qp *qp, int budget)
 }
 
 /*
+ * The consumer moved the QP from RTS or SQD to ERR: the acknowledgements
+ * and responses it had received by then are taken before the flush (see
+ * sib_comp_rcv_final()); requests are dropped with the rest. A peer that
+ * keeps sending cannot hold the round: at most SIB_TAKE_FINAL_ROUNDS
+ * budgets are looked at.
+ */
+#define SIB_TAKE_FINAL_ROUNDS	4
+
+static void sib_qp_take_final(struct sib_qp *qp)
+{
+	struct sk_buff_head batch;
+	struct sk_buff *skb;
+	int i, n;
+	bool ack;
+	u32 psn;
+	u8 syn;
+
+	for (i = 0; i < SIB_TAKE_FINAL_ROUNDS; i++) {
+		n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
+		if (ack)
+			sib_comp_ack_rcv_final(qp, psn, syn);
+		while ((skb = __skb_dequeue(&batch))) {
+			if (sib_opcode(sib_pkt(skb)->opcode)->flags &
+			    SIB_OPF_RESP) {
+				sib_comp_rcv_final(qp, skb);
+			} else {
+				sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+				kfree_skb(skb);
+			}
+		}
+		if (n < SIB_WORK_BUDGET)
+			break;
+	}
+}
+
+/*
  * one round; true when more work is known to be waiting; *@bulk: the
  * round sent a full budget of packets
  */
@@ -199,10 +235,13 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 		return n >= SIB_WORK_BUDGET || !skb_queue_empty(&qp->rxq);
 	}
 	if (state == IB_QPS_RESET) {
+		clear_bit(SIB_QPF_ERR_TAKE, &qp->flags);
 		sib_rxq_purge(qp);
 		return false;
 	}
 	if (state == IB_QPS_ERR) {
+		if (test_and_clear_bit(SIB_QPF_ERR_TAKE, &qp->flags))
+			sib_qp_take_final(qp);
 		sib_rxq_purge(qp);
 		sib_qp_flush(qp);
 		return false;
