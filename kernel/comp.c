@@ -350,8 +350,9 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 	if (pkt->psn != want) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_RESP_SEQ);
 		if (sib_psn_cmp(pkt->psn, want) < 0 ||
-		    (qp->comp.rd_gap && qp->comp.rd_gap_psn == want))
-			return;	/* duplicate, or this gap is being resent */
+		    (qp->comp.rd_gap && qp->comp.rd_gap_psn == want) ||
+		    sib_qp_state(qp) == IB_QPS_ERR)
+			return;	/* duplicate, being resent, or too late */
 		/* a response went missing: ask again from it, once per gap */
 		sib_counter_inc(qp->dev, SIB_CNT_READ_RESP_GAP);
 		qp->comp.rd_gap = true;
@@ -420,6 +421,20 @@ static u8 sib_comp_syndrome(struct sk_buff *skb)
 	return sib_aeth_syndrome((void *)(skb->data + info->off_aeth));
 }
 
+/*
+ * The consumer moved the QP to ERR and its runner has not flushed yet:
+ * acknowledgements received before are still taken (sib_comp_rcv_final()).
+ * Only the runner clears the flag: it holds for the whole round.
+ */
+static bool sib_comp_taking_final(struct sib_qp *qp, enum ib_qp_state state)
+{
+	if (state != IB_QPS_ERR)
+		return false;
+	/* the flag is set before the state (sib_modify_qp()) */
+	smp_rmb();
+	return test_bit(SIB_QPF_ERR_TAKE, &qp->flags);
+}
+
 /* an ACK or NAK, an atomic ACK or a READ response, to its handler */
 static void sib_comp_dispatch(struct sib_qp *qp, struct sk_buff *skb)
 {
@@ -431,6 +446,28 @@ static void sib_comp_dispatch(struct sib_qp *qp, struct sk_buff *skb)
 		sib_comp_atomic(qp, skb);
 	else
 		sib_comp_rresp(qp, skb);
+}
+
+/*
+ * An acknowledgement taken after a modify to ERR: an ACK as ever; of a
+ * NAK or RNR NAK for PSN n only what it implies, the ACK of every request
+ * before n (IBTA 9.7.5.1.1); the NAK itself is dropped and counted, as
+ * nothing is sent again in the error state.
+ */
+static void sib_comp_ack_final(struct sib_qp *qp, u32 psn, u8 syn)
+{
+	if ((syn & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK) {
+		sib_comp_ack(qp, psn, syn);
+	} else {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		if (sib_psn_cmp(psn, sib_win_next_psn(qp)) < 0 &&
+		    sib_comp_psn_outstanding(qp, psn)) {
+			psn = sib_psn_add(psn, SIB_PSN_MASK);
+			sib_comp_ack_upto(qp, psn);
+			sib_comp_ack_partial(qp, psn);
+		}
+	}
+	sib_comp_catch_up(qp);
 }
 
 /**
@@ -446,6 +483,11 @@ void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 
 	sib_assert_runner(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
+		/* taken by a round that began before the modify to ERR */
+		if (sib_comp_taking_final(qp, state)) {
+			sib_comp_rcv_final(qp, skb);
+			return;
+		}
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		goto out;
 	}
@@ -472,7 +514,10 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 
 	sib_assert_runner(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
-		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		if (sib_comp_taking_final(qp, state))
+			sib_comp_ack_final(qp, psn, syn);
+		else
+			sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 		return;
 	}
 	sib_comp_ack(qp, psn, syn);
@@ -484,6 +529,7 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 /**
  * sib_comp_rcv_final() - take a response received before a modify to ERR
  * @qp: RC QP that the consumer moved from RTS or SQD to the error state
+ *	(SIB_QPF_ERR_TAKE set)
  * @skb: validated response packet, queued for the QP's run before the
  *	 WQEs were flushed; consumed
  *
@@ -491,21 +537,23 @@ void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
  * QP's receive queue for its run, and a modify to ERR (a CM handling a
  * DREQ, say) can come in between. What the responder executed is still
  * completed as it answered: a positive ACK completes the WQEs it covers,
- * a READ or atomic response delivers its data (IBTA 9.7.5.1). A NAK is
- * dropped and counted: nothing is sent again in the error state, the
- * flush that follows completes the rest with IB_WC_WR_FLUSH_ERR
- * (IBTA 10.3.1). Context: the QP's run, before sib_qp_flush().
+ * a NAK the ones before its PSN, a READ or atomic response delivers its
+ * data (IBTA 9.7.5.1). Nothing is sent again; the flush that follows
+ * completes the rest with IB_WC_WR_FLUSH_ERR (IBTA 10.3.1).
+ * Context: the QP's run, before sib_qp_flush().
  */
 void sib_comp_rcv_final(struct sib_qp *qp, struct sk_buff *skb)
 {
 	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
 
 	sib_assert_runner(qp);
-	if (!(info->flags & SIB_OPF_ACK) ||
-	    (sib_comp_syndrome(skb) & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK)
+	if (info->flags & SIB_OPF_ACK) {
+		sib_comp_ack_final(qp, sib_pkt(skb)->psn,
+				   sib_comp_syndrome(skb));
+	} else {
 		sib_comp_dispatch(qp, skb);
-	else
-		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		sib_comp_catch_up(qp);
+	}
 	kfree_skb(skb);
 }
 
@@ -521,10 +569,7 @@ void sib_comp_rcv_final(struct sib_qp *qp, struct sk_buff *skb)
 void sib_comp_ack_rcv_final(struct sib_qp *qp, u32 psn, u8 syn)
 {
 	sib_assert_runner(qp);
-	if ((syn & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK)
-		sib_comp_ack(qp, psn, syn);
-	else
-		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+	sib_comp_ack_final(qp, psn, syn);
 }
 
 /**

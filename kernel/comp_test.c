@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * softib: KUnit tests of the completer's retry decisions (comp.c,
- * IBTA 9.7.5.1 and 9.7.6.1.3), driven through sib_comp_timeout() and
- * sib_comp_rcv() on a bare RC QP with a kernel send CQ: ACKs complete
+ * IBTA 9.7.5.1 and 9.7.6.1.3), driven through sib_comp_timeout(),
+ * sib_comp_rcv() and its final forms (a consumer's modify to ERR) on a
+ * bare RC QP with a kernel send CQ: ACKs complete
  * WQEs in order up to their PSN, a PSN sequence NAK and a local ACK
  * timeout resend from the oldest incomplete WQE, retry_cnt and
  * rnr_retry (7 = infinite) are counted down and, once used up, fail
@@ -20,6 +21,7 @@
 #include "queue.h"
 #include "comp.h"
 #include "timers.h"
+#include "task.h"
 
 static struct workqueue_struct *sib_ct_wq;
 
@@ -514,7 +516,8 @@ static void sib_comp_test_drop_outside_rts(struct kunit *test)
 
 /*
  * Moved to ERR by the consumer with acknowledgements still queued: the
- * positive ones complete what they cover, NAKs are dropped and counted.
+ * positive ones complete what they cover, a NAK only what it implies (the
+ * requests before its PSN); neither resends nor fails anything.
  */
 static void sib_comp_test_final_takes_acks(struct kunit *test)
 {
@@ -526,6 +529,7 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	sib_ct_post(&t, 1, 1);	/* PSN 100 */
 	sib_ct_post(&t, 2, 2);	/* PSN 101..102 */
 	sib_ct_post(&t, 3, 1);	/* PSN 103 */
+	sib_ct_post(&t, 4, 1);	/* PSN 104 */
 	t.qp->state = IB_QPS_ERR;
 	skb = sib_ct_aeth_skb(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 101);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -535,34 +539,126 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 1U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->wr_id, 1ULL);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 0)->status, IB_WC_SUCCESS);
-	/* a NAK is not acted on: no resend, no failure */
-	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 102);
+	/* a sequence NAK for 103 acknowledges 102: WQE 2 done, no resend */
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 103);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	sib_comp_rcv_final(t.qp, skb);
-	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, 102);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	sib_comp_rcv_final(t.qp, skb);
-	sib_comp_ack_rcv_final(t.qp, 102, SIB_AETH_RNR_NAK | 1);
-	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
-	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 1U);
-	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 3LL);
-	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_SEQ_NAK_RCVD), 0LL);
-	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 0LL);
-	/* a loopback peer's ACK: up to PSN 102 ends WQE 2, not WQE 3 */
-	sib_comp_ack_rcv_final(t.qp, 102, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
 	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->wr_id, 2ULL);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
-	/* the ordinary path still drops in ERR */
-	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 103);
+	/* a stale one, an RNR NAK and a remote access NAK for 103 end nothing */
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 101);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sib_comp_rcv_final(t.qp, skb);
+	sib_comp_ack_rcv_final(t.qp, 103, SIB_AETH_RNR_NAK | 1);
+	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, 103);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sib_comp_rcv_final(t.qp, skb);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 2U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 4LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_SEQ_NAK_RCVD), 0LL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 0LL);
+	KUNIT_EXPECT_FALSE(test, t.qp->req.rnr_wait);
+	/* a loopback peer's ACK for 103 ends WQE 3, not WQE 4 */
+	sib_comp_ack_rcv_final(t.qp, 103, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 3U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 2)->wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 2)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
+	/* the ordinary path, without the flag, still drops in ERR */
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 104);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
 	sib_ct_done(&t);
+}
+
+/*
+ * A round that took the ACK before the consumer's modify to ERR handles it
+ * after: with SIB_QPF_ERR_TAKE set the ordinary entry takes it as final.
+ */
+static void sib_comp_test_final_in_round(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 0;
+	sib_ct_post(&t, 1, 1);	/* PSN 0 */
+	sib_ct_post(&t, 2, 1);	/* PSN 1 */
+	t.qp->state = IB_QPS_ERR;
+	set_bit(SIB_QPF_ERR_TAKE, &t.qp->flags);
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 0);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
+	sib_comp_ack_rcv(t.qp, 1, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 0LL);
+	/* a NAK then resends nothing */
+	sib_ct_post(&t, 3, 1);	/* PSN 2 */
+	sib_ct_aeth(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 2);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.req, 3U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_SEQ_NAK_RCVD), 0LL);
+	sib_ct_done(&t);
+}
+
+/*
+ * The QP's run after a modify to ERR: the ACK queued before it and the
+ * loopback peer's ACK complete their WQEs with success, the rest is
+ * flushed; after an error of the QP's own everything is flushed.
+ */
+static void sib_comp_test_final_run(struct kunit *test)
+{
+	static const u8 want[2][3] = {
+		{ IB_WC_SUCCESS, IB_WC_SUCCESS, IB_WC_WR_FLUSH_ERR },
+		{ IB_WC_WR_FLUSH_ERR, IB_WC_WR_FLUSH_ERR, IB_WC_WR_FLUSH_ERR },
+	};
+	struct sk_buff *skb;
+	struct sib_ct t;
+	int j, i;
+
+	for (j = 0; j < 2; j++) {
+		sib_ct_setup(test, &t, 7, 7);
+		t.qp->req.psn = 0;
+		sib_ct_post(&t, 1, 1);	/* PSN 0 */
+		sib_ct_post(&t, 2, 1);	/* PSN 1 */
+		sib_ct_post(&t, 3, 1);	/* PSN 2 */
+		skb = sib_ct_aeth_skb(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 0);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_queue_tail(&t.qp->rxq, skb);
+		t.qp->loop.ack_valid = true;
+		t.qp->loop.ack_psn = 1;
+		t.qp->loop.ack_syn = SIB_AETH_ACK | SIB_AETH_NO_CREDIT;
+		/* as sib_modify_qp() does from RTS, or the QP failing itself */
+		if (!j)
+			set_bit(SIB_QPF_ERR_TAKE, &t.qp->flags);
+		t.qp->state = IB_QPS_ERR;
+		/* the QP's own run, not the test's */
+		sib_run_release(t.qp);
+		sib_qp_run(t.qp, NULL);
+		sib_run_acquire(t.qp, 0);
+		KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 3U);
+		for (i = 0; i < 3; i++) {
+			KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, i)->wr_id, i + 1ULL);
+			KUNIT_EXPECT_EQ_MSG(test, sib_ct_cqe(&t, i)->status,
+					    want[j][i], "case %d WQE %d", j, i);
+		}
+		KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
+		KUNIT_EXPECT_TRUE(test, skb_queue_empty(&t.qp->rxq));
+		KUNIT_EXPECT_FALSE(test, t.qp->loop.ack_valid);
+		KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE,
+						  &t.qp->flags));
+		KUNIT_EXPECT_FALSE(test, timer_pending(&t.qp->retrans_timer));
+		sib_ct_done(&t);
+	}
 }
 
 static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_final_takes_acks),
+	KUNIT_CASE(sib_comp_test_final_in_round),
+	KUNIT_CASE(sib_comp_test_final_run),
 	KUNIT_CASE(sib_comp_test_probe_tail_then_oldest),
 	KUNIT_CASE(sib_comp_test_probe_tail_mid_message),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),

@@ -529,8 +529,11 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sib_qp_apply_attr(qp, attr, mask, &av);
 	/* what the responder answered before now still completes */
 	if (new == IB_QPS_ERR && (cur == IB_QPS_RTS || cur == IB_QPS_SQD) &&
-	    (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_XRC_INI))
+	    (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_XRC_INI)) {
 		set_bit(SIB_QPF_ERR_TAKE, &qp->flags);
+		/* a runner that sees ERR sees the flag (lockless read) */
+		smp_mb__after_atomic();
+	}
 	if (new != cur)
 		sib_qp_set_state(qp, new);
 	spin_unlock_irq(&qp->state_lock);

@@ -90,6 +90,16 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	/*
+	 * A QP in ERR takes nothing more (IBTA 10.3.1); what came before a
+	 * modify to ERR is still queued for its run. An RSS QP only places
+	 * frames on its WQs, whose states decide.
+	 */
+	if (sib_qp_state(qp) == IB_QPS_ERR && !qp->rss) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		kfree_skb(skb);
+		return;
+	}
 	if (skb_queue_len(&qp->rxq) >= SIB_RX_QUEUE_MAX) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_RXQ_FULL);
 		kfree_skb(skb);

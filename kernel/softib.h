@@ -504,8 +504,8 @@ enum sib_qp_flag_bits {
 	SIB_QPF_LAST_WQE,		/* IB_EVENT_QP_LAST_WQE_REACHED raised */
 	SIB_QPF_ARM,			/* requests sent, timers not started yet */
 	SIB_QPF_CNP,			/* a CNP arrived (recv.c), for cc.c */
-	SIB_QPF_ERR_TAKE,		/* modified RTS/SQD -> ERR: responses
-					 * already queued are still taken */
+	/* modified from RTS/SQD to ERR: queued responses are still taken */
+	SIB_QPF_ERR_TAKE,
 };
 
 /*

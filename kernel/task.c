@@ -179,12 +179,9 @@ static int sib_run_requester(struct sib_qp *qp, int budget)
 /*
  * The consumer moved the QP from RTS or SQD to ERR: the acknowledgements
  * and responses it had received by then are taken before the flush (see
- * sib_comp_rcv_final()); requests are dropped with the rest. A peer that
- * keeps sending cannot hold the round: at most SIB_TAKE_FINAL_ROUNDS
- * budgets are looked at.
+ * sib_comp_rcv_final()); requests are dropped with the rest. Nothing is
+ * queued for a QP in ERR (sib_rcv_to_qp()): the whole queue came before.
  */
-#define SIB_TAKE_FINAL_ROUNDS	4
-
 static void sib_qp_take_final(struct sib_qp *qp)
 {
 	struct sk_buff_head batch;
@@ -194,7 +191,7 @@ static void sib_qp_take_final(struct sib_qp *qp)
 	u32 psn;
 	u8 syn;
 
-	for (i = 0; i < SIB_TAKE_FINAL_ROUNDS; i++) {
+	for (i = 0; i <= SIB_RX_QUEUE_MAX / SIB_WORK_BUDGET; i++) {
 		n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
 		if (ack)
 			sib_comp_ack_rcv_final(qp, psn, syn);
@@ -210,6 +207,8 @@ static void sib_qp_take_final(struct sib_qp *qp)
 		if (n < SIB_WORK_BUDGET)
 			break;
 	}
+	/* what a partial ACK re-armed: nothing is resent in ERR */
+	sib_timer_retrans_stop(qp);
 }
 
 /*
