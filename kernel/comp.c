@@ -112,6 +112,14 @@ static bool sib_comp_ack_partial(struct sib_qp *qp, u32 psn)
 	return true;
 }
 
+/* a NAK for @psn acknowledges every request packet before it (9.7.5.1.1) */
+static void sib_comp_ack_before(struct sib_qp *qp, u32 psn)
+{
+	psn = sib_psn_add(psn, SIB_PSN_MASK);
+	sib_comp_ack_upto(qp, psn);
+	sib_comp_ack_partial(qp, psn);
+}
+
 /* is @psn at or after the oldest request packet not yet acknowledged? */
 static bool sib_comp_psn_outstanding(struct sib_qp *qp, u32 psn)
 {
@@ -209,6 +217,17 @@ static void sib_comp_ack(struct sib_qp *qp, u32 psn, u8 syn)
 	if (sib_psn_cmp(psn, sib_win_next_psn(qp)) >= 0)
 		return;
 	/*
+	 * Taken after the consumer's modify to ERR (sib_comp_rcv()): of a
+	 * NAK only the ACK it implies, nothing is sent again.
+	 */
+	if ((syn & SIB_AETH_CLASS_MASK) != SIB_AETH_ACK &&
+	    sib_qp_state(qp) == IB_QPS_ERR) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		if (sib_comp_psn_outstanding(qp, psn))
+			sib_comp_ack_before(qp, psn);
+		return;
+	}
+	/*
 	 * A NAK names the PSN the responder wants next: one that is still
 	 * outstanding. A stale or forged NAK for older PSNs is ignored, it
 	 * must not restart or fail the QP.
@@ -229,13 +248,11 @@ static void sib_comp_ack(struct sib_qp *qp, u32 psn, u8 syn)
 		}
 		break;
 	case SIB_AETH_RNR_NAK:
-		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
-		sib_comp_ack_partial(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		sib_comp_ack_before(qp, psn);
 		sib_comp_rnr(qp, syn);
 		break;
 	case SIB_AETH_NAK:
-		sib_comp_ack_upto(qp, sib_psn_add(psn, SIB_PSN_MASK));
-		sib_comp_ack_partial(qp, sib_psn_add(psn, SIB_PSN_MASK));
+		sib_comp_ack_before(qp, psn);
 		if ((syn & SIB_AETH_VALUE_MASK) == SIB_NAK_PSN_SEQ_ERR) {
 			sib_counter_inc(qp->dev, SIB_CNT_SEQ_NAK_RCVD);
 			if (qp->comp.acked_psn != before)
@@ -414,60 +431,37 @@ static void sib_comp_catch_up(struct sib_qp *qp)
 	}
 }
 
-static u8 sib_comp_syndrome(struct sk_buff *skb)
-{
-	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
-
-	return sib_aeth_syndrome((void *)(skb->data + info->off_aeth));
-}
-
 /*
- * The consumer moved the QP to ERR and its runner has not flushed yet:
- * acknowledgements received before are still taken (sib_comp_rcv_final()).
- * Only the runner clears the flag: it holds for the whole round.
+ * May the completer take an acknowledgement or response now? In RTS and
+ * SQD; in ERR only when the consumer moved the QP there and its run has
+ * not flushed yet (SIB_QPF_ERR_TAKE, cleared only by the run): on a NIC
+ * an acknowledgement is handled on arrival, here it waits in the QP's
+ * receive queue, and a modify to ERR (a CM handling a DREQ, say) can come
+ * in between. What the responder executed is then still completed as it
+ * answered (IBTA 9.7.5.1); the flush that follows ends the rest with
+ * IB_WC_WR_FLUSH_ERR (IBTA 10.3.1). Otherwise the packet is counted.
  */
-static bool sib_comp_taking_final(struct sib_qp *qp, enum ib_qp_state state)
+static bool sib_comp_takes(struct sib_qp *qp, enum ib_qp_state state)
 {
-	if (state != IB_QPS_ERR)
-		return false;
-	/* the flag is set before the state (sib_modify_qp()) */
-	smp_rmb();
-	return test_bit(SIB_QPF_ERR_TAKE, &qp->flags);
-}
-
-/* an ACK or NAK, an atomic ACK or a READ response, to its handler */
-static void sib_comp_dispatch(struct sib_qp *qp, struct sk_buff *skb)
-{
-	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
-
-	if (info->flags & SIB_OPF_ACK)
-		sib_comp_ack(qp, sib_pkt(skb)->psn, sib_comp_syndrome(skb));
-	else if (info->flags & SIB_OPF_ATMACK)
-		sib_comp_atomic(qp, skb);
-	else
-		sib_comp_rresp(qp, skb);
-}
-
-/*
- * An acknowledgement taken after a modify to ERR: an ACK as ever; of a
- * NAK or RNR NAK for PSN n only what it implies, the ACK of every request
- * before n (IBTA 9.7.5.1.1); the NAK itself is dropped and counted, as
- * nothing is sent again in the error state.
- */
-static void sib_comp_ack_final(struct sib_qp *qp, u32 psn, u8 syn)
-{
-	if ((syn & SIB_AETH_CLASS_MASK) == SIB_AETH_ACK) {
-		sib_comp_ack(qp, psn, syn);
-	} else {
-		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
-		if (sib_psn_cmp(psn, sib_win_next_psn(qp)) < 0 &&
-		    sib_comp_psn_outstanding(qp, psn)) {
-			psn = sib_psn_add(psn, SIB_PSN_MASK);
-			sib_comp_ack_upto(qp, psn);
-			sib_comp_ack_partial(qp, psn);
-		}
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		return true;
+	if (state == IB_QPS_ERR) {
+		/* the flag is set before the state (sib_modify_qp()) */
+		smp_rmb();
+		if (test_bit(SIB_QPF_ERR_TAKE, &qp->flags))
+			return true;
 	}
-	sib_comp_catch_up(qp);
+	sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+	return false;
+}
+
+/* after an acknowledgement: resend from no earlier than what is done */
+static void sib_comp_taken(struct sib_qp *qp)
+{
+	enum ib_qp_state state = sib_qp_state(qp);
+
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		sib_comp_catch_up(qp);
 }
 
 /**
@@ -475,27 +469,26 @@ static void sib_comp_ack_final(struct sib_qp *qp, u32 psn, u8 syn)
  * @qp: RC QP
  * @skb: validated packet; consumed
  *
+ * Taken in RTS and SQD, and in ERR before the run flushes a consumer's
+ * modify (see sib_comp_takes()); dropped and counted otherwise.
  * Context: the QP's run.
  */
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 {
-	enum ib_qp_state state = sib_qp_state(qp);
+	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
 
 	sib_assert_runner(qp);
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
-		/* taken by a round that began before the modify to ERR */
-		if (sib_comp_taking_final(qp, state)) {
-			sib_comp_rcv_final(qp, skb);
-			return;
-		}
-		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
-		goto out;
+	if (sib_comp_takes(qp, sib_qp_state(qp))) {
+		if (info->flags & SIB_OPF_ACK)
+			sib_comp_ack(qp, sib_pkt(skb)->psn,
+				     sib_aeth_syndrome((void *)(skb->data +
+								info->off_aeth)));
+		else if (info->flags & SIB_OPF_ATMACK)
+			sib_comp_atomic(qp, skb);
+		else
+			sib_comp_rresp(qp, skb);
+		sib_comp_taken(qp);
 	}
-	sib_comp_dispatch(qp, skb);
-	state = sib_qp_state(qp);
-	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-		sib_comp_catch_up(qp);
-out:
 	kfree_skb(skb);
 }
 
@@ -510,66 +503,11 @@ out:
  */
 void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn)
 {
-	enum ib_qp_state state = sib_qp_state(qp);
-
 	sib_assert_runner(qp);
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD) {
-		if (sib_comp_taking_final(qp, state))
-			sib_comp_ack_final(qp, psn, syn);
-		else
-			sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
-		return;
+	if (sib_comp_takes(qp, sib_qp_state(qp))) {
+		sib_comp_ack(qp, psn, syn);
+		sib_comp_taken(qp);
 	}
-	sib_comp_ack(qp, psn, syn);
-	state = sib_qp_state(qp);
-	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-		sib_comp_catch_up(qp);
-}
-
-/**
- * sib_comp_rcv_final() - take a response received before a modify to ERR
- * @qp: RC QP that the consumer moved from RTS or SQD to the error state
- *	(SIB_QPF_ERR_TAKE set)
- * @skb: validated response packet, queued for the QP's run before the
- *	 WQEs were flushed; consumed
- *
- * On a NIC an acknowledgement is handled on arrival; here it waits in the
- * QP's receive queue for its run, and a modify to ERR (a CM handling a
- * DREQ, say) can come in between. What the responder executed is still
- * completed as it answered: a positive ACK completes the WQEs it covers,
- * a NAK the ones before its PSN, a READ or atomic response delivers its
- * data (IBTA 9.7.5.1). Nothing is sent again; the flush that follows
- * completes the rest with IB_WC_WR_FLUSH_ERR (IBTA 10.3.1).
- * Context: the QP's run, before sib_qp_flush().
- */
-void sib_comp_rcv_final(struct sib_qp *qp, struct sk_buff *skb)
-{
-	const struct sib_opcode_info *info = sib_opcode(sib_pkt(skb)->opcode);
-
-	sib_assert_runner(qp);
-	if (info->flags & SIB_OPF_ACK) {
-		sib_comp_ack_final(qp, sib_pkt(skb)->psn,
-				   sib_comp_syndrome(skb));
-	} else {
-		sib_comp_dispatch(qp, skb);
-		sib_comp_catch_up(qp);
-	}
-	kfree_skb(skb);
-}
-
-/**
- * sib_comp_ack_rcv_final() - sib_comp_rcv_final() for an acknowledgement
- * that came without a packet (a loopback peer's)
- * @qp: RC QP that the consumer moved from RTS or SQD to the error state
- * @psn: its BTH PSN
- * @syn: its AETH syndrome
- *
- * Context: the QP's run, before sib_qp_flush().
- */
-void sib_comp_ack_rcv_final(struct sib_qp *qp, u32 psn, u8 syn)
-{
-	sib_assert_runner(qp);
-	sib_comp_ack_final(qp, psn, syn);
 }
 
 /**

@@ -6,8 +6,6 @@
 
 void sib_comp_rcv(struct sib_qp *qp, struct sk_buff *skb);
 void sib_comp_ack_rcv(struct sib_qp *qp, u32 psn, u8 syn);
-void sib_comp_rcv_final(struct sib_qp *qp, struct sk_buff *skb);
-void sib_comp_ack_rcv_final(struct sib_qp *qp, u32 psn, u8 syn);
 void sib_comp_timeout(struct sib_qp *qp);
 void sib_comp_probe(struct sib_qp *qp);
 

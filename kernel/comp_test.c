@@ -2,7 +2,7 @@
 /*
  * softib: KUnit tests of the completer's retry decisions (comp.c,
  * IBTA 9.7.5.1 and 9.7.6.1.3), driven through sib_comp_timeout(),
- * sib_comp_rcv() and its final forms (a consumer's modify to ERR) on a
+ * sib_comp_rcv() (also after a consumer's modify to ERR) on a
  * bare RC QP with a kernel send CQ: ACKs complete
  * WQEs in order up to their PSN, a PSN sequence NAK and a local ACK
  * timeout resend from the oldest incomplete WQE, retry_cnt and
@@ -530,10 +530,12 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	sib_ct_post(&t, 2, 2);	/* PSN 101..102 */
 	sib_ct_post(&t, 3, 1);	/* PSN 103 */
 	sib_ct_post(&t, 4, 1);	/* PSN 104 */
+	/* as sib_modify_qp() leaves it before the QP's run */
 	t.qp->state = IB_QPS_ERR;
+	set_bit(SIB_QPF_ERR_TAKE, &t.qp->flags);
 	skb = sib_ct_aeth_skb(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 101);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	sib_comp_rcv_final(t.qp, skb);
+	sib_comp_rcv(t.qp, skb);
 	/* WQE 1 done, WQE 2 half acknowledged */
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 1U);
 	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 1U);
@@ -542,7 +544,7 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	/* a sequence NAK for 103 acknowledges 102: WQE 2 done, no resend */
 	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 103);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	sib_comp_rcv_final(t.qp, skb);
+	sib_comp_rcv(t.qp, skb);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
 	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 2U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 1)->wr_id, 2ULL);
@@ -550,11 +552,11 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	/* a stale one, an RNR NAK and a remote access NAK for 103 end nothing */
 	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_PSN_SEQ_ERR, 101);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	sib_comp_rcv_final(t.qp, skb);
-	sib_comp_ack_rcv_final(t.qp, 103, SIB_AETH_RNR_NAK | 1);
+	sib_comp_rcv(t.qp, skb);
+	sib_comp_ack_rcv(t.qp, 103, SIB_AETH_RNR_NAK | 1);
 	skb = sib_ct_aeth_skb(&t, SIB_AETH_NAK | SIB_NAK_REM_ACCESS_ERR, 103);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	sib_comp_rcv_final(t.qp, skb);
+	sib_comp_rcv(t.qp, skb);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 2U);
 	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 2U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_QP_STATE), 4LL);
@@ -562,13 +564,14 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RNR_NAK_RCVD), 0LL);
 	KUNIT_EXPECT_FALSE(test, t.qp->req.rnr_wait);
 	/* a loopback peer's ACK for 103 ends WQE 3, not WQE 4 */
-	sib_comp_ack_rcv_final(t.qp, 103, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
+	sib_comp_ack_rcv(t.qp, 103, SIB_AETH_ACK | SIB_AETH_NO_CREDIT);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
 	KUNIT_ASSERT_EQ(test, sib_ct_ncqe(&t), 3U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 2)->wr_id, 3ULL);
 	KUNIT_EXPECT_EQ(test, sib_ct_cqe(&t, 2)->status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_ERR);
-	/* the ordinary path, without the flag, still drops in ERR */
+	/* without the flag (flushed, or an error of the QP's own) ERR drops */
+	clear_bit(SIB_QPF_ERR_TAKE, &t.qp->flags);
 	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 104);
 	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 3U);
 	sib_ct_done(&t);
@@ -576,7 +579,7 @@ static void sib_comp_test_final_takes_acks(struct kunit *test)
 
 /*
  * A round that took the ACK before the consumer's modify to ERR handles it
- * after: with SIB_QPF_ERR_TAKE set the ordinary entry takes it as final.
+ * after: with SIB_QPF_ERR_TAKE set it is still taken.
  */
 static void sib_comp_test_final_in_round(struct kunit *test)
 {

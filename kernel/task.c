@@ -179,7 +179,7 @@ static int sib_run_requester(struct sib_qp *qp, int budget)
 /*
  * The consumer moved the QP from RTS or SQD to ERR: the acknowledgements
  * and responses it had received by then are taken before the flush (see
- * sib_comp_rcv_final()); requests are dropped with the rest. Nothing is
+ * sib_comp_takes()); requests are dropped with the rest. Nothing is
  * queued for a QP in ERR (sib_rcv_to_qp()): the whole queue came before.
  */
 static void sib_qp_take_final(struct sib_qp *qp)
@@ -194,11 +194,11 @@ static void sib_qp_take_final(struct sib_qp *qp)
 	for (i = 0; i <= SIB_RX_QUEUE_MAX / SIB_WORK_BUDGET; i++) {
 		n = sib_rxq_take(qp, &batch, SIB_WORK_BUDGET, &ack, &psn, &syn);
 		if (ack)
-			sib_comp_ack_rcv_final(qp, psn, syn);
+			sib_comp_ack_rcv(qp, psn, syn);
 		while ((skb = __skb_dequeue(&batch))) {
 			if (sib_opcode(sib_pkt(skb)->opcode)->flags &
 			    SIB_OPF_RESP) {
-				sib_comp_rcv_final(qp, skb);
+				sib_comp_rcv(qp, skb);
 			} else {
 				sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
 				kfree_skb(skb);
@@ -239,8 +239,10 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 		return false;
 	}
 	if (state == IB_QPS_ERR) {
-		if (test_and_clear_bit(SIB_QPF_ERR_TAKE, &qp->flags))
+		if (test_bit(SIB_QPF_ERR_TAKE, &qp->flags)) {
 			sib_qp_take_final(qp);
+			clear_bit(SIB_QPF_ERR_TAKE, &qp->flags);
+		}
 		sib_rxq_purge(qp);
 		sib_qp_flush(qp);
 		return false;
