@@ -328,7 +328,13 @@ load_check() { # NAME WANT-COUNTERS SIB-LOAD-ARGS...: WANT-COUNTERS "name>0 name
 		esac
 	done
 	if [[ -z $why ]]; then check "$name" ok "$(grep -m1 '^bytes' "$f" | tr -s ' ') bytes, $(grep -m1 '^completions' "$f" | tr -s ' '); sib1:$seen"
-	else why=${why# }; check "$name" FAIL "${why%;}"; grep -vE '^(opcodes|memory)' "$f" | tail -12; fi
+	else
+		why=${why# }; check "$name" FAIL "${why%;}"
+		# sib-load's own reports first (which QP and side: "UNKNOWN recv CQE ...", "LOST ...",
+		# at most 20 of them), then its summary
+		grep -E '^([A-Z_]{4,} |  +that is op)' "$f" | head -20
+		grep -vE '^(opcodes|memory)' "$f" | tail -12
+	fi
 }
 FIELD=$HERE/../field/field-check
 # mc_count DEV COUNTER
