@@ -4,10 +4,15 @@
  * latency figures (tools/bench-hosts). The server echoes each datagram it
  * gets; the client sends one datagram of SIZE bytes, waits for the echo,
  * and so on, busy-polling its socket as the perftest latency programs
- * poll their queues.
+ * poll their queues. With --spin the server busy-polls too, as the other side
+ * of a perftest latency test does: both guests' CPUs then spin, as they do
+ * under ib_send_lat and ib_write_lat. With --ack on both sides each side
+ * also answers each datagram it gets with a 1-byte one before going on, as
+ * an RC responder ACKs a signaled SEND or WRITE: the 4 frames per round
+ * trip of ib_send_lat and ib_write_lat at queue depth 1.
  *
- *   sib-udprr -l [-p PORT]                       server (until killed)
- *   sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]
+ *   sib-udprr -l [-p PORT] [--spin] [--ack]      server (until killed)
+ *   sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP] [--ack]
  *
  * The client prints one line:
  *   udp_rr <size> <iters> typical <median us> avg <us> p99 <us>
@@ -49,8 +54,8 @@ static int cmp_double(const void *a, const void *b)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: sib-udprr -l [-p PORT]\n"
-"       sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP]\n"
+"Usage: sib-udprr -l [-p PORT] [--spin] [--ack]\n"
+"       sib-udprr -c HOST [-p PORT] [-s SIZE] [-n ITERS] [-w WARMUP] [--ack]\n"
 "\n"
 "The UDP round trip of a link (the reference of tools/bench-hosts' latency figures): the\n"
 "server (-l) echoes every datagram until killed; the client sends one datagram of SIZE\n"
@@ -58,6 +63,11 @@ static void usage(FILE *f)
 "  udp_rr <size> <iters> typical <median us> avg <us> p99 <us> [lost <n>]\n"
 "\n"
 "  -l, --listen          be the server\n"
+"  -S, --spin            (server) busy-poll the socket instead of blocking in recvfrom,\n"
+"                        as the server of a perftest latency test polls its queues\n"
+"  -a, --ack             (both sides) answer each datagram with a 1-byte one first, as an\n"
+"                        RC responder ACKs a signaled SEND or WRITE (4 frames per round\n"
+"                        trip); needs SIZE >= 2\n"
 "  -c, --connect HOST    be the client of the server on HOST\n"
 "  -p, --port PORT       UDP port 1..65535 (default 18620)\n"
 "  -s, --size SIZE       bytes per datagram, 1..%d (default 2)\n"
@@ -69,7 +79,7 @@ static void usage(FILE *f)
 "2 usage error (one line on stderr).\n", MAX_SIZE);
 }
 
-static int serve(const char *port)
+static int serve(const char *port, int spin, int ack)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
 				  .ai_flags = AI_PASSIVE }, *ai;
@@ -94,12 +104,18 @@ static int serve(const char *port)
 	freeaddrinfo(ai);
 	for (;;) {
 		flen = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+		n = recvfrom(fd, buf, sizeof(buf), spin ? MSG_DONTWAIT : 0,
+			     (struct sockaddr *)&from, &flen);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || (spin && errno == EAGAIN))
 				continue;
 			perror("sib-udprr: recvfrom");
 			return 1;
+		}
+		if (ack) {
+			if (n == 1)
+				continue;	/* the client's acknowledgement */
+			sendto(fd, buf, 1, 0, (struct sockaddr *)&from, flen);
 		}
 		sendto(fd, buf, n, 0, (struct sockaddr *)&from, flen);
 	}
@@ -107,7 +123,7 @@ static int serve(const char *port)
 
 /* one exchange; returns its time in us, or -1 after 50 lost tries */
 static double exchange(int fd, char *out, char *in, size_t size, unsigned int seq,
-		       unsigned long *lost)
+		       int ack, unsigned long *lost)
 {
 	double t0, deadline;
 	ssize_t n;
@@ -125,8 +141,12 @@ static double exchange(int fd, char *out, char *in, size_t size, unsigned int se
 				continue;
 			/* an echo of an earlier, timed-out try is stale */
 			if ((size_t)n == size &&
-			    (size < sizeof(seq) || !memcmp(in, &seq, sizeof(seq))))
+			    (size < sizeof(seq) || !memcmp(in, &seq, sizeof(seq)))) {
+				/* acknowledged before the echo is taken as arrived */
+				if (ack && send(fd, out, 1, 0) < 0 && errno != ECONNREFUSED)
+					return -1;
 				return now_us() - t0;
+			}
 		}
 		(*lost)++;
 	}
@@ -140,10 +160,12 @@ int main(int argc, char **argv)
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM }, *ai;
 	double *t, sum = 0;
 	char *out, *in;
-	int c, fd, listen_mode = 0;
+	int c, fd, listen_mode = 0, spin = 0, ack = 0;
 
 	static const struct option opts[] = {
 		{ "listen", no_argument, NULL, 'l' },
+		{ "spin", no_argument, NULL, 'S' },
+		{ "ack", no_argument, NULL, 'a' },
 		{ "connect", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "size", required_argument, NULL, 's' },
@@ -155,9 +177,11 @@ int main(int argc, char **argv)
 	unsigned long v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":lc:p:s:n:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":lSac:p:s:n:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_mode = 1; break;
+		case 'S': spin = 1; break;
+		case 'a': ack = 1; break;
 		case 'c': host = optarg; break;
 		case 'p':
 			if (parse_ulong(optarg, 10, 1, 65535, &v))
@@ -187,8 +211,12 @@ int main(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (listen_mode && host)
 		return usage_error("-l and -c exclude each other");
+	if (spin && !listen_mode)
+		return usage_error("--spin is an option of the server (-l)");
+	if (ack && !listen_mode && size < 2)
+		return usage_error("--ack needs a SIZE of 2 or more (1-byte datagrams are the acknowledgements)");
 	if (listen_mode)
-		return serve(port);
+		return serve(port, spin, ack);
 	if (!host)
 		return usage_error("either -l (server) or -c HOST (client)");
 	if (getaddrinfo(host, port, &hints, &ai) || !ai) {
@@ -207,7 +235,7 @@ int main(int argc, char **argv)
 	if (!out || !in || !t)
 		return 1;
 	for (i = 0; i < warm + iters; i++) {
-		double us = exchange(fd, out, in, size, (unsigned int)i, &lost);
+		double us = exchange(fd, out, in, size, (unsigned int)i, ack, &lost);
 
 		if (us < 0) {
 			fprintf(stderr, "sib-udprr: no answer from %s port %s\n", host, port);
