@@ -658,6 +658,82 @@ static void sib_comp_test_final_run(struct kunit *test)
 	}
 }
 
+static int sib_ct_fatal, sib_ct_kicks;
+
+static void sib_ct_event(struct ib_event *e, void *ctx)
+{
+	if (e->event == IB_EVENT_QP_FATAL)
+		sib_ct_fatal++;
+}
+
+static void sib_ct_kick(struct work_struct *w)
+{
+	sib_ct_kicks++;
+}
+
+/*
+ * The flush of a user QP in ERR takes what its SQ and RQ rings hold, and
+ * stays bounded whatever the process writes into the rings' producers: an
+ * impossible SQ producer fails the QP once (no event and no round again in
+ * ERR), and a QP reset while its producer is ahead stops the flush.
+ */
+static void sib_comp_test_flush_user_rings(struct kunit *test)
+{
+	struct sib_ring_hdr *sh, *rh;
+	struct sib_qp *qp;
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->is_user = true;
+	qp->sq.max_sge = 1;
+	KUNIT_ASSERT_EQ(test, sib_ring_alloc(&qp->sq.ring, SIB_CT_NUM, 256), 0);
+	KUNIT_ASSERT_EQ(test, sib_ring_alloc(&qp->rq.ring, 4, 64), 0);
+	qp->rq.max_sge = 1;
+	sh = qp->sq.ring.hdr;
+	rh = qp->rq.ring.hdr;
+	sib_ct_fatal = 0;
+	sib_ct_kicks = 0;
+	qp->ibqp.event_handler = sib_ct_event;
+	INIT_WORK(&qp->work, sib_ct_kick);
+	qp->state = IB_QPS_ERR;
+
+	/* three 0-byte WRITEs (zeroed slots) and two receives: all flushed */
+	sh->producer = 3;
+	rh->producer = 2;
+	sib_qp_flush(qp);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 5U);
+	KUNIT_EXPECT_EQ(test, sh->consumer, 3U);
+	KUNIT_EXPECT_EQ(test, rh->consumer, 2U);
+
+	/* a producer more than a ring ahead: nothing taken, no event, no kick */
+	sh->producer = 3 + SIB_CT_NUM + 1;
+	sib_qp_flush(qp);
+	flush_work(&qp->work);
+	KUNIT_EXPECT_EQ(test, sh->consumer, 3U);
+	KUNIT_EXPECT_EQ(test, sib_ct_fatal, 0);
+	KUNIT_EXPECT_EQ(test, sib_ct_kicks, 0);
+	KUNIT_EXPECT_EQ(test, qp->sq.comp, 3U);
+
+	/* reset under the flush: the producer ahead is left, the flush ends */
+	sh->producer = 5;
+	qp->state = IB_QPS_RESET;
+	sib_qp_flush(qp);
+	KUNIT_EXPECT_EQ(test, sh->consumer, 3U);
+
+	/* a full RQ ring is flushed whole */
+	qp->state = IB_QPS_ERR;
+	sh->producer = 3;
+	rh->producer = 2 + 4;
+	sib_qp_flush(qp);
+	KUNIT_EXPECT_EQ(test, rh->consumer, 6U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 9U);
+
+	sib_ring_free(&qp->sq.ring);
+	sib_ring_free(&qp->rq.ring);
+	sib_ct_done(&t);
+}
+
 static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_final_takes_acks),
 	KUNIT_CASE(sib_comp_test_final_in_round),
@@ -674,6 +750,7 @@ static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_rnr_retry_infinite),
 	KUNIT_CASE(sib_comp_test_nak_codes_fail),
 	KUNIT_CASE(sib_comp_test_drop_outside_rts),
+	KUNIT_CASE(sib_comp_test_flush_user_rings),
 	{}
 };
 

@@ -243,7 +243,8 @@ static u8 sib_sq_copy_user(struct sib_qp *qp, u32 ridx, struct sib_swqe *sw)
  *
  * Copies as many as the shadow has room for; each copy is validated and
  * an invalid one is marked with its error status for the requester.
- * A producer index that is impossible moves the QP to error.
+ * A producer index that is impossible moves the QP to error (a QP in ERR
+ * already is left as it is: no event again, no round).
  * Context: process (doorbell or engine work), takes sq.lock.
  */
 void sib_sq_fetch(struct sib_qp *qp)
@@ -295,7 +296,12 @@ void sib_sq_fetch(struct sib_qp *qp)
 	smp_store_release(&qp->sq.kprod, kprod);
 	smp_store_release(&qp->sq.ring.hdr->consumer, ucons);
 	spin_unlock_irq(&qp->sq.lock);
-	if (bad)
+	/*
+	 * Once: a QP in ERR flushes with the producer left as it is (the
+	 * runner's checks skip an impossible one), so a bad producer raises
+	 * no event and no round again and again.
+	 */
+	if (bad && sib_qp_state(qp) != IB_QPS_ERR)
 		sib_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
@@ -434,9 +440,16 @@ static void sib_qp_last_wqe_event(struct sib_qp *qp)
 void sib_qp_flush(struct sib_qp *qp)
 {
 	struct sib_cqe c;
-	u32 prod;
+	u32 prod, i;
+	int pass;
 
-	do {
+	/*
+	 * Two passes at most: what was posted while the first one ran too.
+	 * The user can move its producer without end; what it posts after
+	 * the second pass is the next round's (sib_sq_recheck()), so a run
+	 * stays bounded and the QP's reset or destruction can stop it.
+	 */
+	for (pass = 0; pass < 2; pass++) {
 		sib_sq_fetch(qp);
 		prod = sib_sq_prod(qp);
 		while (qp->sq.comp != prod) {
@@ -444,10 +457,11 @@ void sib_qp_flush(struct sib_qp *qp)
 					IB_WC_WR_FLUSH_ERR);
 			WRITE_ONCE(qp->sq.comp, qp->sq.comp + 1);
 		}
-	} while (sib_sq_user(qp) &&
-		 READ_ONCE(qp->sq.ucons) != smp_load_acquire(&qp->sq.ring.hdr->producer) &&
-		 smp_load_acquire(&qp->sq.ring.hdr->producer) - READ_ONCE(qp->sq.ucons) <=
-		 qp->sq.ring.num);
+		if (!sib_sq_user(qp) || sib_qp_state(qp) != IB_QPS_ERR ||
+		    READ_ONCE(qp->sq.ucons) ==
+		    READ_ONCE(qp->sq.ring.hdr->producer))
+			break;
+	}
 	qp->sq.req = qp->sq.comp;
 	qp->req.off = 0;
 	qp->req.rd_inflight = 0;
@@ -459,8 +473,12 @@ void sib_qp_flush(struct sib_qp *qp)
 		sib_qp_recv_cqe(qp, &c, false);
 		qp->resp.have_rwqe = false;
 	}
-	/* WQEs still in an SRQ belong to the SRQ, not to this QP */
-	while (qp->rq.ring.buf && sib_rq_fetch(qp, &qp->resp.rwqe) == 1) {
+	/*
+	 * WQEs still in an SRQ belong to the SRQ, not to this QP. Two rings'
+	 * worth at most, for the same reason as above.
+	 */
+	for (i = 0; qp->rq.ring.buf && i < 2 * qp->rq.ring.num &&
+	     sib_rq_fetch(qp, &qp->resp.rwqe) == 1; i++) {
 		memset(&c, 0, sizeof(c));
 		c.wr_id = qp->resp.rwqe.wr_id;
 		c.status = IB_WC_WR_FLUSH_ERR;

@@ -98,16 +98,22 @@ err_free:
 	return ERR_PTR(err);
 }
 
-/* complete every WQE posted to @wq with @status, or drop them (0) */
+/*
+ * Complete every WQE posted to @wq with @status, or drop them (0). Two
+ * rings' worth at most: a producer the user moves on without end does not
+ * hold the caller here; what is left stays in the ring.
+ */
 static void sib_rwq_empty(struct sib_rwq *wq, u8 status)
 {
 	struct sib_rwqe rw;
 	struct sib_cqe c;
+	u32 i;
 	int r;
 
-	for (;;) {
+	for (i = 0; ; i++) {
 		spin_lock_irq(&wq->lock);
-		r = sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, &rw);
+		r = i < 2 * wq->ring.num ?
+		    sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, &rw) : 0;
 		/* garbage in the ring: skip all that is posted */
 		if (r < 0) {
 			wq->kcons = READ_ONCE(wq->ring.hdr->producer);
