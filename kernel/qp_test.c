@@ -389,6 +389,17 @@ static void sib_qp_test_error(struct kunit *test)
 	a.qp_state = IB_QPS_RESET;
 	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
 	KUNIT_EXPECT_FALSE(test, test_bit(SIB_QPF_ERR_TAKE, &qp->flags));
+	/*
+	 * a user RQ ring's header says ERR while the QP is in it, so that
+	 * the provider rings a doorbell for receives posted then
+	 */
+	qp->rq.ring.user = true;
+	qp->state = IB_QPS_RTS;
+	sib_qp_error(qp, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->rq.ring.hdr->qp_error), 1U);
+	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->rq.ring.hdr->qp_error), 0U);
+	qp->rq.ring.user = false;
 	sib_qt_done(qp);
 }
 

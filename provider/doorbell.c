@@ -147,6 +147,16 @@ static int sib_sq_doorbell(struct sib_qp *qp)
 				SIB_ATTR_QP_DOORBELL_HANDLE, ibqp->handle);
 }
 
+void sib_rq_published(struct sib_qp *qp)
+{
+	struct sib_ring_hdr *hdr = sib_ring_hdr(&qp->rq.ring);
+
+	/* pairs with the kernel's qp_error store, barrier, run */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&hdr->qp_error, __ATOMIC_RELAXED))
+		(void)sib_sq_doorbell(qp);	/* the WQEs stay posted if it fails */
+}
+
 int sib_sq_publish(struct sib_qp *qp)
 {
 	struct sib_ring_hdr *hdr = sib_ring_hdr(&qp->sq.ring);

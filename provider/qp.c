@@ -83,6 +83,7 @@ int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct sib_qp *qp = to_sib_qp(ibqp);
 	struct ibv_recv_wr *dummy;
+	int ret;
 
 	if (!bad_wr)
 		bad_wr = &dummy;
@@ -94,7 +95,10 @@ int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return sib_post_recv_ring(&qp->rq, wr, bad_wr);
+	ret = sib_post_recv_ring(&qp->rq, wr, bad_wr);
+	if (*bad_wr != wr)	/* some were posted */
+		sib_rq_published(qp);
+	return ret;
 }
 
 int sib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,

@@ -505,6 +505,18 @@ void sib_db_file_prepare(struct sib_context *ctx);
  */
 int sib_sq_publish(struct sib_qp *qp);
 
+/**
+ * sib_rq_published() - receive WQEs were published to the QP's RQ ring:
+ * when the kernel says the QP is in the error state (the ring header's
+ * qp_error), ring the QP's doorbell so that the kernel completes them with
+ * IBV_WC_WR_FLUSH_ERR (IBTA 10.3.1); nothing otherwise.
+ * @qp:		QP with an RQ ring
+ *
+ * Context: any thread, after the RQ producer's store. A failed doorbell
+ * leaves the WQEs posted (the next run flushes them).
+ */
+void sib_rq_published(struct sib_qp *qp);
+
 /* cq.c */
 /** sib_create_cq() - ibv_create_cq verb. */
 struct ibv_cq *sib_create_cq(struct ibv_context *ctx, int cqe,

@@ -795,14 +795,18 @@ static void case_flush(struct ep *r, struct ep *s)
 			return;
 		}
 	}
-	/* WRs posted in the error state complete flushed (IBTA 10.3.1) */
+	/*
+	 * WRs posted in the error state complete flushed (IBTA 10.3.1): a
+	 * receive on its own (no send posted behind it to run the QP), then
+	 * a SEND
+	 */
 	post_recv(r, 605, TGT, 256, 1);
+	if (!get_cqe(r->rcq, &wc) || wc.wr_id != 605 ||
+	    wc.status != IBV_WC_WR_FLUSH_ERR)
+		fail("receive posted in ERR (nothing posted after it) not completed with WR_FLUSH_ERR");
 	ret = post(r, s, IBV_WR_SEND, 606, r->buf, 8, 1, 0, 0, 0);
 	if (ret)
 		fail("post_send in ERR refused (%d), not flushed", ret);
-	if (!get_cqe(r->rcq, &wc) || wc.wr_id != 605 ||
-	    wc.status != IBV_WC_WR_FLUSH_ERR)
-		fail("receive posted in ERR not completed with WR_FLUSH_ERR");
 	if (!ret && (!get_cqe(r->scq, &wc) || wc.wr_id != 606 ||
 		     wc.status != IBV_WC_WR_FLUSH_ERR))
 		fail("SEND posted in ERR not completed with WR_FLUSH_ERR");

@@ -73,7 +73,17 @@ struct sib_ring_hdr {
 	 * producer.
 	 */
 	__u32 kernel_idle;
-	__u32 reserved1[14];
+	/*
+	 * Receive queues of a QP only, written by the kernel: non-zero while
+	 * the QP is in the error state, when receive WQEs posted are to
+	 * complete with IBV_WC_WR_FLUSH_ERR (IBTA 10.3.1): the provider rings
+	 * the QP's send doorbell after publishing some, which runs the flush.
+	 * Protocol: provider stores producer, full barrier, loads qp_error;
+	 * kernel stores qp_error = 1, full barrier, then runs the QP (which
+	 * loads producer).
+	 */
+	__u32 qp_error;
+	__u32 reserved1[13];
 };
 
 /* Scatter/gather element as posted by the user. */
