@@ -810,6 +810,12 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (err)
 		*bad_wr = wr;
+	/*
+	 * The producer before the state: a modify to ERR that this load
+	 * misses runs the QP after its state store, and that run's flush
+	 * sees the producer (the run's entry is a full barrier).
+	 */
+	smp_mb();
 	if (sib_qp_state(qp) == IB_QPS_ERR)
 		sib_qp_kick(qp);
 	return err;

@@ -76,7 +76,7 @@ void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 		qp->resp.epsn = qp->rq_psn;
 	qp->sq_draining = new == IB_QPS_SQD;
 	/* receives posted in ERR come with a doorbell (softib-abi.h) */
-	if (qp->rq.ring.user && new != qp->state &&
+	if (qp->rq.ring.user && qp->rq.ring.hdr && new != qp->state &&
 	    (new == IB_QPS_ERR || qp->state == IB_QPS_ERR)) {
 		WRITE_ONCE(qp->rq.ring.hdr->qp_error, new == IB_QPS_ERR);
 		smp_mb();	/* before the run that flushes loads producer */
