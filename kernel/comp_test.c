@@ -675,7 +675,8 @@ static void sib_ct_kick(struct work_struct *w)
  * The flush of a user QP in ERR takes what its SQ and RQ rings hold, and
  * stays bounded whatever the process writes into the rings' producers: an
  * impossible SQ producer fails the QP once (no event and no round again in
- * ERR), and a QP reset while its producer is ahead stops the flush.
+ * ERR), and a QP reset while its producer is ahead stops the flush; a
+ * second pass takes what the shadow had no room for in the first.
  */
 static void sib_comp_test_flush_user_rings(struct kunit *test)
 {
@@ -721,13 +722,24 @@ static void sib_comp_test_flush_user_rings(struct kunit *test)
 	sib_qp_flush(qp);
 	KUNIT_EXPECT_EQ(test, sh->consumer, 3U);
 
-	/* a full RQ ring is flushed whole */
+	/*
+	 * the shadow's room (here 4 with 4 slots kept for the kernel) below
+	 * what the ring holds: the second pass takes the rest
+	 */
 	qp->state = IB_QPS_ERR;
-	sh->producer = 3;
+	qp->sq.reserved = 4;
+	sh->producer = 3 + 6;
+	sib_qp_flush(qp);
+	KUNIT_EXPECT_EQ(test, sh->consumer, 9U);
+	KUNIT_EXPECT_EQ(test, qp->sq.comp, 9U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 11U);
+	qp->sq.reserved = 0;
+
+	/* a full RQ ring is flushed whole */
 	rh->producer = 2 + 4;
 	sib_qp_flush(qp);
 	KUNIT_EXPECT_EQ(test, rh->consumer, 6U);
-	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 9U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 15U);
 
 	sib_ring_free(&qp->sq.ring);
 	sib_ring_free(&qp->rq.ring);
