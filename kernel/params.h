@@ -108,6 +108,8 @@
 #define SIB_MAX_INFLIGHT_PKTS	512	/* unacked request packets per RC QP */
 #define SIB_ACK_REQ_EVERY	16	/* AckReq at least this often */
 #define SIB_ACK_REQ_MIN		4	/* ... and at most (a full window asks too) */
+#define SIB_QDELAY_US		400	/* queueing delay that stops window growth */
+#define SIB_MIN_RTT_KEEP_S	10	/* a lowest RTT sample is kept this long */
 #define SIB_READ_CHUNK_MIN	8	/* READ responses asked for per request: */
 #define SIB_READ_CHUNK_MAX	256	/* the send window, within these bounds */
 #define SIB_RX_QUEUE_MAX	8192	/* skbs waiting for one QP */

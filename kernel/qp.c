@@ -870,6 +870,8 @@ int sib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 				   READ_ONCE(qp->req.win.cwnd)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us",
 				   READ_ONCE(qp->req.win.srtt_us)) ||
+	    rdma_nl_put_driver_u32(msg, "min_rtt_us",
+				   READ_ONCE(qp->req.win.min_rtt_us)) ||
 	    rdma_nl_put_driver_u32(msg, "retry_left",
 				   READ_ONCE(qp->comp.retry_left)) ||
 	    sib_fill_res_cc(msg, qp)) {

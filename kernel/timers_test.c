@@ -451,9 +451,65 @@ static void sib_timers_test_window_growth(struct kunit *test)
 	sib_tt_done(qp);
 }
 
+/* an ACK for @psn that ends an RTT sample started @us microseconds ago */
+static void sib_tt_ack_after(struct sib_qp *qp, u32 psn, u32 npkts, u32 us)
+{
+	qp->req.win.rtt_on = true;
+	qp->req.win.rtt_psn = psn;
+	qp->req.win.rtt_start = local_clock() - (u64)us * NSEC_PER_USEC;
+	sib_win_acked(qp, psn, npkts);
+}
+
+/*
+ * a round trip SIB_QDELAY_US above the lowest one holds a window of at
+ * least SIB_WIN_INIT (slow start ends there), never shrinks it; growth
+ * goes on once the samples and their average are near the lowest again
+ */
+static void sib_timers_test_window_queue(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+	struct sib_rc_window *w = &qp->req.win;
+	u32 i, psn = 0;
+
+	qp->req.win.max_psn = 0;
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 15));	/* cwnd 16 */
+	sib_tt_ack_after(qp, psn += 4, 4, 300);		/* slow start: +4 */
+	/* a debug kernel takes some us from the clock read to the sample */
+	KUNIT_EXPECT_GE(test, w->min_rtt_us, 300U);
+	KUNIT_EXPECT_LT(test, w->min_rtt_us, 300U + SIB_QDELAY_US / 4);
+	KUNIT_EXPECT_EQ(test, w->cwnd, 20U);
+	sib_tt_ack_after(qp, psn += 4, 4, 300 + SIB_QDELAY_US + 200);
+	KUNIT_EXPECT_TRUE(test, w->queued);
+	KUNIT_EXPECT_EQ(test, w->cwnd, 20U);		/* held, not cut */
+	KUNIT_EXPECT_EQ(test, w->ssthresh, 20U);	/* slow start over */
+	/* a lone quick sample does not end the hold: the average is high */
+	sib_tt_ack_after(qp, psn += 8, 8, 900 + 8 * SIB_QDELAY_US);
+	sib_tt_ack_after(qp, psn += 8, 8, 310);
+	KUNIT_EXPECT_TRUE(test, w->queued);
+	KUNIT_EXPECT_EQ(test, w->cwnd, 20U);
+	/* the queue drained: one packet per window again */
+	for (i = 0; i < 40 && w->queued; i++)
+		sib_tt_ack_after(qp, psn += 1, 1, 300);
+	KUNIT_EXPECT_FALSE(test, w->queued);
+	for (i = 0; i < 20; i++)
+		sib_tt_ack_after(qp, psn += 1, 1, 300);
+	KUNIT_EXPECT_EQ(test, w->cwnd, 21U);
+	KUNIT_EXPECT_LT(test, w->min_rtt_us, 300U + SIB_QDELAY_US / 4);
+	/* below the initial window a queue does not hold it */
+	qp->req.win.max_psn = psn + 1;
+	sib_win_loss(qp, false);			/* cwnd 10 */
+	sib_win_acked(qp, psn += 1, 1);			/* recovery over */
+	for (i = 0; i < 10; i++)
+		sib_tt_ack_after(qp, psn += 1, 1, 300 + 2 * SIB_QDELAY_US);
+	KUNIT_EXPECT_TRUE(test, w->queued);
+	KUNIT_EXPECT_EQ(test, w->cwnd, 11U);
+	sib_tt_done(qp);
+}
+
 static struct kunit_case sib_timers_test_cases[] = {
 	KUNIT_CASE(sib_timers_test_window_loss),
 	KUNIT_CASE(sib_timers_test_window_growth),
+	KUNIT_CASE(sib_timers_test_window_queue),
 	KUNIT_CASE(sib_timers_test_rnr_table_anchors),
 	KUNIT_CASE(sib_timers_test_rnr_delay_per_code),
 	KUNIT_CASE(sib_timers_test_rnr_code_masked),
