@@ -203,6 +203,7 @@ static void sib_comp_rnr(struct sib_qp *qp, u8 syn)
 		qp->comp.rnr_left--;
 	}
 	sib_comp_restart(qp, "rnr nak");
+	sib_win_rtt_forget(qp);		/* the wait is not the path's */
 	qp->req.rnr_wait = true;
 	sib_timer_retrans_stop(qp);
 	sib_timer_rnr_start(qp, syn & SIB_AETH_VALUE_MASK);

@@ -421,8 +421,9 @@ struct sib_rc_window {
 	u32 rtt_psn;			/* ... ending when this PSN is acked */
 	u64 rtt_start;			/* ns */
 	u32 srtt_us, rttvar_us;
-	u32 min_rtt_us;			/* lowest sample since min_rtt_at */
-	unsigned long min_rtt_at;	/* jiffies */
+	u32 min_rtt_us;			/* lowest sample of this and the last period */
+	u32 min_next_us;		/* ... of this period: the next min_rtt_us */
+	unsigned long min_period;	/* jiffies: when this period began */
 	bool queued;			/* the last sample saw a queue */
 	u32 probes;			/* probe expiries without progress */
 };

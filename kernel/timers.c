@@ -34,10 +34,10 @@
  * loss, so a small window on a lossy path keeps the resent packets few.
  * For the same reason a window of SIB_WIN_INIT or more stops growing
  * while round trips show a queue on the path (the last sample or the
- * smoothed RTT above the lowest sample of the last SIB_MIN_RTT_KEEP_S by
- * more than SIB_QDELAY_US): growing into a full buffer ends in a drop,
- * and a drop costs everything in flight behind it. Slow start ends there
- * too (ssthresh = cwnd). A queue never shrinks the window (a scheduling
+ * smoothed RTT more than SIB_QDELAY_US above the lowest sample of the
+ * last one or two periods of SIB_MIN_RTT_KEEP_S): growing into a full
+ * buffer ends in a drop, and a drop costs everything in flight behind
+ * it. Slow start ends there too (ssthresh = cwnd). A queue never shrinks the window (a scheduling
  * stall costs no throughput), nor holds a smaller one: many QPs sharing
  * one path see each other's queue, and holding their small windows there
  * starved them (SEND with 8 QPs between two TCG guests: 0.33 against
@@ -502,9 +502,22 @@ u32 sib_win_next_psn(struct sib_qp *qp)
 	return w->max_psn;
 }
 
-/* one round trip measured: smoothed RTT, variance, lowest RTT, queue seen */
-static void sib_win_rtt_sample(struct sib_rc_window *w, u32 us)
+/**
+ * sib_win_rtt_sample() - one round trip measured
+ * @qp: RC QP
+ * @us: the round trip, microseconds (1..1000000)
+ *
+ * Updates the smoothed RTT and its variance, the lowest sample of the
+ * last one or two periods of SIB_MIN_RTT_KEEP_S (a path that changed, or
+ * a low sample long gone, is forgotten after two; lib/win_minmax.c's
+ * running minimum is not exported on 6.1), and whether the path has a
+ * queue (the sample or the smoothed RTT SIB_QDELAY_US above that lowest
+ * one). Context: the QP's run.
+ */
+void sib_win_rtt_sample(struct sib_qp *qp, u32 us)
 {
+	struct sib_rc_window *w = sib_win(qp);
+
 	if (!w->srtt_us) {
 		w->srtt_us = us;
 		w->rttvar_us = us / 2;
@@ -513,11 +526,15 @@ static void sib_win_rtt_sample(struct sib_rc_window *w, u32 us)
 				abs((s32)(w->srtt_us - us))) / 4;
 		w->srtt_us = (7 * w->srtt_us + us) / 8;
 	}
-	if (!w->min_rtt_us || us <= w->min_rtt_us ||
-	    time_after(jiffies, w->min_rtt_at + SIB_MIN_RTT_KEEP_S * HZ)) {
-		w->min_rtt_us = us;
-		w->min_rtt_at = jiffies;
+	if (!w->min_rtt_us ||
+	    time_after(jiffies, w->min_period + SIB_MIN_RTT_KEEP_S * HZ)) {
+		/* a new period: keep the lowest of the one that ended */
+		w->min_rtt_us = w->min_next_us ?: us;
+		w->min_next_us = us;
+		w->min_period = jiffies;
 	}
+	w->min_next_us = min(w->min_next_us, us);
+	w->min_rtt_us = min(w->min_rtt_us, us);
 	/* the smoothed RTT too: one quick sample does not say the queue is gone */
 	w->queued = us > w->min_rtt_us + SIB_QDELAY_US ||
 		    w->srtt_us > w->min_rtt_us + SIB_QDELAY_US;
@@ -541,7 +558,7 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 	if (w->rtt_on && sib_psn_cmp(acked, w->rtt_psn) >= 0) {
 		w->rtt_on = false;
 		us = div_s64((s64)(local_clock() - w->rtt_start), NSEC_PER_USEC);
-		sib_win_rtt_sample(w, clamp_t(s64, us, 1, 1000000));
+		sib_win_rtt_sample(qp, clamp_t(s64, us, 1, 1000000));
 	}
 	if (w->recovering && sib_psn_cmp(acked, w->recover_psn) >= 0)
 		w->recovering = false;

@@ -24,6 +24,7 @@ u16 sib_win_read_chunk(struct sib_qp *qp);
 void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq);
 void sib_win_span_sent(struct sib_qp *qp, u32 last);
 u32 sib_win_next_psn(struct sib_qp *qp);
+void sib_win_rtt_sample(struct sib_qp *qp, u32 us);
 void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts);
 void sib_win_loss(struct sib_qp *qp, bool timeout);
 void sib_win_rtt_forget(struct sib_qp *qp);

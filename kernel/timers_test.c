@@ -451,12 +451,10 @@ static void sib_timers_test_window_growth(struct kunit *test)
 	sib_tt_done(qp);
 }
 
-/* an ACK for @psn that ends an RTT sample started @us microseconds ago */
+/* an ACK for @npkts packets up to @psn whose round trip took @us */
 static void sib_tt_ack_after(struct sib_qp *qp, u32 psn, u32 npkts, u32 us)
 {
-	qp->req.win.rtt_on = true;
-	qp->req.win.rtt_psn = psn;
-	qp->req.win.rtt_start = local_clock() - (u64)us * NSEC_PER_USEC;
+	sib_win_rtt_sample(qp, us);
 	sib_win_acked(qp, psn, npkts);
 }
 
@@ -474,11 +472,9 @@ static void sib_timers_test_window_queue(struct kunit *test)
 	qp->req.win.max_psn = 0;
 	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 15));	/* cwnd 16 */
 	sib_tt_ack_after(qp, psn += 4, 4, 300);		/* slow start: +4 */
-	/* a debug kernel takes some us from the clock read to the sample */
-	KUNIT_EXPECT_GE(test, w->min_rtt_us, 300U);
-	KUNIT_EXPECT_LT(test, w->min_rtt_us, 300U + SIB_QDELAY_US / 4);
+	KUNIT_EXPECT_EQ(test, w->min_rtt_us, 300U);
 	KUNIT_EXPECT_EQ(test, w->cwnd, 20U);
-	sib_tt_ack_after(qp, psn += 4, 4, 300 + SIB_QDELAY_US + 200);
+	sib_tt_ack_after(qp, psn += 4, 4, 300 + SIB_QDELAY_US + 1);
 	KUNIT_EXPECT_TRUE(test, w->queued);
 	KUNIT_EXPECT_EQ(test, w->cwnd, 20U);		/* held, not cut */
 	KUNIT_EXPECT_EQ(test, w->ssthresh, 20U);	/* slow start over */
@@ -492,17 +488,27 @@ static void sib_timers_test_window_queue(struct kunit *test)
 		sib_tt_ack_after(qp, psn += 1, 1, 300);
 	KUNIT_EXPECT_FALSE(test, w->queued);
 	for (i = 0; i < 20; i++)
-		sib_tt_ack_after(qp, psn += 1, 1, 300);
+		sib_tt_ack_after(qp, psn += 1, 1, 300 + SIB_QDELAY_US);
+	KUNIT_EXPECT_FALSE(test, w->queued);		/* at the limit, not above */
 	KUNIT_EXPECT_EQ(test, w->cwnd, 21U);
-	KUNIT_EXPECT_LT(test, w->min_rtt_us, 300U + SIB_QDELAY_US / 4);
+	/* a lower sample is the new lowest at once */
+	sib_tt_ack_after(qp, psn += 1, 1, 200);
+	KUNIT_EXPECT_EQ(test, w->min_rtt_us, 200U);
 	/* below the initial window a queue does not hold it */
 	qp->req.win.max_psn = psn + 1;
 	sib_win_loss(qp, false);			/* cwnd 10 */
 	sib_win_acked(qp, psn += 1, 1);			/* recovery over */
 	for (i = 0; i < 10; i++)
-		sib_tt_ack_after(qp, psn += 1, 1, 300 + 2 * SIB_QDELAY_US);
+		sib_tt_ack_after(qp, psn += 1, 1, 200 + 2 * SIB_QDELAY_US);
 	KUNIT_EXPECT_TRUE(test, w->queued);
 	KUNIT_EXPECT_EQ(test, w->cwnd, 11U);
+	/* a lowest sample is kept for the period after its own, then dropped */
+	w->min_period = jiffies - (SIB_MIN_RTT_KEEP_S + 1) * HZ;
+	sib_win_rtt_sample(qp, 700);
+	KUNIT_EXPECT_EQ(test, w->min_rtt_us, 200U);
+	w->min_period = jiffies - (SIB_MIN_RTT_KEEP_S + 1) * HZ;
+	sib_win_rtt_sample(qp, 800);
+	KUNIT_EXPECT_EQ(test, w->min_rtt_us, 700U);
 	sib_tt_done(qp);
 }
 
