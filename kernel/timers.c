@@ -37,11 +37,12 @@
  * smoothed RTT more than SIB_QDELAY_US above the lowest sample of the
  * last one or two periods of SIB_MIN_RTT_KEEP_S): growing into a full
  * buffer ends in a drop, and a drop costs everything in flight behind
- * it. Slow start ends there too (ssthresh = cwnd). A queue never shrinks the window (a scheduling
- * stall costs no throughput), nor holds a smaller one: many QPs sharing
- * one path see each other's queue, and holding their small windows there
- * starved them (SEND with 8 QPs between two TCG guests: 0.33 against
- * 0.55 Gb/s); their losses cost little to resend.
+ * it. Slow start ends there too (ssthresh = cwnd). A queue never shrinks
+ * the window (a scheduling stall costs no throughput), nor holds a
+ * smaller one: many QPs sharing one path see each other's queue, and
+ * holding their small windows there starved them (SEND with 8 QPs
+ * between two TCG guests: 0.33 against 0.55 Gb/s); their losses cost
+ * little to resend.
  * RNR timer: one shot, the delay the responder asked for in its RNR NAK
  * (IBTA 9.7.5.2.8, table 45).
  * The callbacks only set a flag and schedule the QP's work; the engines
