@@ -98,6 +98,13 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* the WQ's state, and the ring's qp_error flag the provider reads; lock held */
+static void sib_rwq_set_state(struct sib_rwq *wq, enum ib_wq_state new)
+{
+	wq->state = new;
+	WRITE_ONCE(wq->ring.hdr->qp_error, new == IB_WQS_ERR);
+}
+
 /*
  * Complete every WQE posted to @wq with @status, or drop them (0). Two
  * rings' worth at most: a producer the user moves on without end does not
@@ -142,7 +149,10 @@ static void sib_rwq_empty(struct sib_rwq *wq, u8 status)
  * @udata: no driver data defined
  *
  * RESET -> RDY -> ERR, and back to RESET from any state. To RESET drops
- * the posted WQEs; to ERR completes them with IB_WC_WR_FLUSH_ERR.
+ * the posted WQEs; to ERR completes them with IB_WC_WR_FLUSH_ERR, and so
+ * does ERR -> ERR: a WQ in ERR has its ring's qp_error set, and the
+ * provider asks for ERR again after posting to it, so that receive WQEs
+ * posted in ERR complete too (IBTA 10.3.1, as for a QP's receive queue).
  * Context: process. Return: 0, -EINVAL (a transition not listed, a
  * current state that is not the WQ's, udata), -EOPNOTSUPP (mask).
  */
@@ -168,13 +178,15 @@ int sib_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr, u32 mask,
 		    (new == IB_WQS_RDY && cur != IB_WQS_ERR) ||
 		    (new == IB_WQS_ERR && cur != IB_WQS_RESET));
 	if (ok)
-		wq->state = new;
+		sib_rwq_set_state(wq, new);
 	spin_unlock_irq(&wq->lock);
 	if (!ok)
 		return -EINVAL;
+	/* what the provider published before it saw qp_error is taken here */
+	smp_mb();
 	if (new == IB_WQS_RESET && cur != IB_WQS_RESET)
 		sib_rwq_empty(wq, 0);
-	else if (new == IB_WQS_ERR && cur != IB_WQS_ERR)
+	else if (new == IB_WQS_ERR)
 		sib_rwq_empty(wq, IB_WC_WR_FLUSH_ERR);
 	return 0;
 }
@@ -295,7 +307,7 @@ void sib_rss_rcv(struct sib_qp *qp, struct sk_buff *skb)
 	    sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, rw) : 0;
 	/* garbage in the ring: the WQ is of no more use */
 	if (r < 0)
-		wq->state = IB_WQS_ERR;
+		sib_rwq_set_state(wq, IB_WQS_ERR);
 	spin_unlock_irq(&wq->lock);
 	if (r <= 0) {
 		sib_counter_inc(qp->dev, SIB_CNT_RAW_NO_RWQE);

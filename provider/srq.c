@@ -279,13 +279,31 @@ static int sib_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct sib_rwq *rwq = (struct sib_rwq *)ibwq;
 	struct ibv_recv_wr *dummy;
+	struct ibv_wq_attr attr;
+	int ret;
 
 	if (!bad_wr)
 		bad_wr = &dummy;
 	*bad_wr = NULL;
 	if (!wr)
 		return 0;
-	return sib_post_recv_ring(&rwq->rq, wr, bad_wr);
+	ret = sib_post_recv_ring(&rwq->rq, wr, bad_wr);
+	if (*bad_wr == wr)
+		return ret;
+	/*
+	 * In ERR what was posted completes with IBV_WC_WR_FLUSH_ERR: the
+	 * kernel flushes when asked for ERR again. Pairs with its qp_error
+	 * store, barrier, flush; the WQEs stay posted if the command fails.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sib_ring_hdr(&rwq->rq.ring)->qp_error,
+			    __ATOMIC_RELAXED)) {
+		memset(&attr, 0, sizeof(attr));
+		attr.attr_mask = IBV_WQ_ATTR_STATE;
+		attr.wq_state = IBV_WQS_ERR;
+		(void)sib_modify_wq(ibwq, &attr);
+	}
+	return ret;
 }
 
 struct ibv_wq *sib_create_wq(struct ibv_context *ctx,

@@ -74,13 +74,14 @@ struct sib_ring_hdr {
 	 */
 	__u32 kernel_idle;
 	/*
-	 * Receive queues of a QP only, written by the kernel: non-zero while
-	 * the QP is in the error state, when receive WQEs posted are to
-	 * complete with IBV_WC_WR_FLUSH_ERR (IBTA 10.3.1): the provider rings
-	 * the QP's send doorbell after publishing some, which runs the flush.
+	 * Receive queues of a QP or a WQ only, written by the kernel:
+	 * non-zero while the QP (or WQ) is in the error state, when receive
+	 * WQEs posted are to complete with IBV_WC_WR_FLUSH_ERR (IBTA 10.3.1):
+	 * the provider rings the QP's send doorbell after publishing some,
+	 * which runs the flush (a WQ: it asks for the state ERR again).
 	 * Protocol: provider stores producer, full barrier, loads qp_error;
-	 * kernel stores qp_error = 1, full barrier, then runs the QP (which
-	 * loads producer).
+	 * kernel stores qp_error = 1, full barrier, then runs the QP or
+	 * flushes the WQ (which loads producer).
 	 */
 	__u32 qp_error;
 	__u32 reserved1[13];
