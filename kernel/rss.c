@@ -61,6 +61,7 @@ struct ib_wq *sib_create_wq(struct ib_pd *pd, struct ib_wq_init_attr *init,
 		return ERR_PTR(-ENOMEM);
 	wq->dev = dev;
 	spin_lock_init(&wq->lock);
+	mutex_init(&wq->flush_lock);
 	wq->state = IB_WQS_RESET;
 	wq->cq = to_sib_cq(init->cq);
 	num = roundup_pow_of_two(max_t(u32, init->max_wr, 1));
@@ -106,20 +107,25 @@ static void sib_rwq_set_state(struct sib_rwq *wq, enum ib_wq_state new)
 }
 
 /*
- * Complete every WQE posted to @wq with @status, or drop them (0). Two
- * rings' worth at most: a producer the user moves on without end does not
- * hold the caller here; what is left stays in the ring.
+ * Complete every WQE posted to @wq with @status (in ERR), or drop them (0,
+ * in RESET). Two rings' worth at most: a producer the user moves on
+ * without end does not hold the caller here; what is left stays in the
+ * ring. Stops when the WQ left the state the flush is for (a concurrent
+ * modify). Callers hold wq->flush_lock, so CQEs of two flushes (a modify
+ * and a post in ERR) do not interleave out of order.
  */
 static void sib_rwq_empty(struct sib_rwq *wq, u8 status)
 {
+	enum ib_wq_state want = status ? IB_WQS_ERR : IB_WQS_RESET;
 	struct sib_rwqe rw;
 	struct sib_cqe c;
 	u32 i;
 	int r;
 
+	lockdep_assert_held(&wq->flush_lock);
 	for (i = 0; ; i++) {
 		spin_lock_irq(&wq->lock);
-		r = i < 2 * wq->ring.num ?
+		r = i < 2 * wq->ring.num && wq->state == want ?
 		    sib_ring_take(&wq->ring, &wq->kcons, wq->max_sge, &rw) : 0;
 		/* garbage in the ring: skip all that is posted */
 		if (r < 0) {
@@ -184,10 +190,12 @@ int sib_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr, u32 mask,
 		return -EINVAL;
 	/* what the provider published before it saw qp_error is taken here */
 	smp_mb();
+	mutex_lock(&wq->flush_lock);
 	if (new == IB_WQS_RESET && cur != IB_WQS_RESET)
 		sib_rwq_empty(wq, 0);
 	else if (new == IB_WQS_ERR)
 		sib_rwq_empty(wq, IB_WC_WR_FLUSH_ERR);
+	mutex_unlock(&wq->flush_lock);
 	return 0;
 }
 
@@ -204,6 +212,7 @@ int sib_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
 
 	sib_ring_free(&wq->ring);
 	xa_erase_bh(&wq->dev->qp_xa, ibwq->wq_num);
+	mutex_destroy(&wq->flush_lock);
 	kfree(wq);
 	return 0;
 }

@@ -19,6 +19,7 @@ struct sib_rwq {
 	struct ib_wq ibwq;
 	struct sib_dev *dev;
 	spinlock_t lock;
+	struct mutex flush_lock;	/* one flush at a time: CQEs in order */
 	struct sib_ring ring;
 	u32 max_sge;
 	u32 kcons;

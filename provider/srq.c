@@ -298,9 +298,11 @@ static int sib_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&sib_ring_hdr(&rwq->rq.ring)->qp_error,
 			    __ATOMIC_RELAXED)) {
+		/* only from ERR: another thread may have moved it on */
 		memset(&attr, 0, sizeof(attr));
-		attr.attr_mask = IBV_WQ_ATTR_STATE;
+		attr.attr_mask = IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE;
 		attr.wq_state = IBV_WQS_ERR;
+		attr.curr_wq_state = IBV_WQS_ERR;
 		(void)sib_modify_wq(ibwq, &attr);
 	}
 	return ret;
