@@ -42,6 +42,14 @@
 #   counters DEV ARRAY   every counter of DEV's port 1 as `rdma statistic` shows it, into
 #                        the associative ARRAY[name]
 #   counters_delta BEFORE AFTER NAME   AFTER[NAME] - BEFORE[NAME] of two such snapshots
+# perftest
+#   perftest_clock_lost FILE [ITERS]   status 0 when perftest's output FILE shows a run whose
+#                        figure its CPU clock spoiled: the fit of the clock failed
+#                        ("Correlation coefficient r^2"), or the result row reports every
+#                        iteration (ITERS, if given) but 0 (Gb/s, or the least latency).
+#                        perftest samples that clock against the time of day; a TCG guest
+#                        that stalls between two samples gets 0 for a run that moved every
+#                        message. Scripts run such a run again (once or twice), nothing else.
 
 TL_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TL_PREFIX=${TL_PREFIX:-} TL_QUIET=${TL_QUIET:-0} TL_STAMP=${TL_STAMP:-0}
@@ -147,4 +155,10 @@ counters() { # DEV ARRAY
 counters_delta() { # BEFORE AFTER NAME
 	local -n _tl_b=$1 _tl_a=$2
 	echo $((${_tl_a[$3]:-0} - ${_tl_b[$3]:-0}))
+}
+perftest_clock_lost() { # FILE [ITERS]
+	grep -qs 'Correlation coefficient r^2' "$1" && return 0
+	awk -v it="${2:-}" '/#bytes/ && !row { row = 1; next }
+		row == 1 { row = 2; ok = ($2 ~ /^[0-9]+$/ && (it == "" || $2 == it) && $3 ~ /^[0-9.]+$/ && ($3 + 0 == 0 || $4 + 0 == 0)) }
+		END { exit !ok }' "$1" 2>/dev/null
 }
