@@ -19,7 +19,7 @@ mandir ?= $(prefix)/share/man
 
 .PHONY: all module module-kernel kernels module-debug provider tools load perf pkey wire loop doorbell field limits \
 	apps install install-module install-provider install-tools uninstall uninstall-tools deb \
-	deps demo check check-vm clean help
+	deps demo check check-full check-vm clean help
 
 all: module provider load perf pkey wire loop doorbell field limits apps
 
@@ -46,7 +46,8 @@ help:
 	@echo "make deb        Debian packages softib-dkms, ibverbs-provider-softib, softib-tools into build/deb/"
 	@echo "make deps       install missing Debian packages (as root)"
 	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
-	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite"
+	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite (the default stages, CI's run)"
+	@echo "make check-full every stage of tests/check (also the 6.12 and debug-kernel stages the default run leaves out; ~3 h)"
 
 # what make module builds against, "KDIR KVER" (fails as make module does when it cannot pick)
 module-kernel:
@@ -179,6 +180,9 @@ demo: deps
 
 check: deps
 	tests/check
+
+check-full: deps
+	tests/check --full
 
 clean:
 	rm -f *.ko *.mod *.mod.c *.mod.o *.o .*.cmd Module.symvers modules.order kernel/*.o kernel/.*.cmd kernel/*.mod* kernel/*.dwo
