@@ -639,7 +639,7 @@ if ((sm_ok)); then
 			run_pair $p "$p -d $DEV -s 16384 -n $ITERS -F --report_gbits" \
 				"$p -d $DEV -s 16384 -n $ITERS -F --report_gbits $ADDR2"
 			why=$(perftest_why "$ITERS" 16384)
-			((src == 0 && crc == 0 && try == 1)) && perftest_clock_lost "$cout" "$ITERS" || break
+			[[ -n $why ]] && ((src == 0 && crc == 0 && try == 1)) && perftest_clock_lost "$cout" "$ITERS" || break
 			echo "== $p: 0 Gb/s after a complete run (perftest's clock), running it again"
 		done
 		verdict $p "$why" "$(awk '/#bytes/ { getline; print $4; exit }' "$cout") Gb/s"
@@ -648,7 +648,7 @@ if ((sm_ok)); then
 	for try in 1 2; do
 		run_pair ib_write_lat "ib_write_lat -d $DEV -s 64 -n $ITERS -F" "ib_write_lat -d $DEV -s 64 -n $ITERS -F $ADDR2"
 		why=$(perftest_why "$ITERS" 64)
-		((src == 0 && crc == 0 && try == 1)) && perftest_clock_lost "$cout" "$ITERS" || break
+		[[ -n $why ]] && ((src == 0 && crc == 0 && try == 1)) && perftest_clock_lost "$cout" "$ITERS" || break
 		echo "== ib_write_lat: no latency after a complete run (perftest's clock), running it again"
 	done
 	verdict ib_write_lat "$why" "typical $(awk '/#bytes/ { getline; print $5; exit }' "$cout") us"
