@@ -216,7 +216,9 @@ run_bg() {
 	rpc_wait_file "$DIR/rc.$n" $TMO && src=$(cat "$DIR/rc.$n")
 	cp "$DIR/out.$n" "$sout" 2>/dev/null
 }
-tails() { { echo "---- server:"; tail -8 "$sout"; echo "---- client:"; tail -8 "$cout"; } 2>/dev/null | sed 's/^/   /'; }
+# (all of a short output: perftest writes its errors to stderr, which reaches the file before
+# the stdout it buffers)
+tails() { { echo "---- server:"; tail -40 "$sout"; echo "---- client:"; tail -40 "$cout"; } 2>/dev/null | sed 's/^/   /'; }
 # pingpong_why ITERS BYTES: both sides' exit status and counts
 pingpong_why() {
 	local f why=""
