@@ -6,18 +6,19 @@ set -euo pipefail
 usage() {
 	cat <<USAGE
 Usage: tests/vm/programs.sh [--dev DEV] [--addr IP] [--check] [--results FILE] [--perftest-iters N]
-                            [--list]
+                            [--pingpong64k-iters N] [--list]
 
 Runs the programs, prints their output and one summary line.  Every program gets a result
 line "RESULT <name> ok|FAIL <detail>" (also appended to FILE with --results): it is ok when
 both sides exit 0 and the byte / message counts they print are the expected ones.
 --check adds the data-checking runs (ibv_rc_pingpong --chk) and field_loopback
 (tests/field/field-check between two QPs of DEV).  --perftest-iters: iterations of
-each perftest (default 5000; fewer on the slow debug kernel).  --list prints the names of
+each perftest (default 5000; fewer on the slow debug kernel); --pingpong64k-iters: those of
+the 64 KiB ibv_rc_pingpong (default 1000).  --list prints the names of
 the results the other options select and exits.  Exit status 0 iff all ok.
 USAGE
 }
-DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null LIST=0 TMO=${PROGRAM_TIMEOUT:-180} ITERS=5000
+DEV=sib0 ADDR=10.0.2.15 CHECK=0 RESULTS=/dev/null LIST=0 TMO=${PROGRAM_TIMEOUT:-180} ITERS=5000 PP64=1000
 while (($#)); do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -26,6 +27,7 @@ while (($#)); do
 	--check) CHECK=1; shift ;;
 	--results) RESULTS=${2:?}; shift 2 ;;
 	--perftest-iters) ITERS=${2:?}; shift 2 ;;
+	--pingpong64k-iters) PP64=${2:?}; shift 2 ;;
 	--list) LIST=1; shift ;;
 	*) echo "programs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -115,8 +117,8 @@ echo "== using GID index ${GID:-none} (RoCE v2, IPv4) and active MTU ${MTU:-?} o
 if [[ -n $GID ]]; then
 	pair rc_pingpong ibv_rc_pingpong -d "$DEV" -g "$GID"
 	pingpong_check rc_pingpong 8192000 1000
-	pair rc_pingpong_64k ibv_rc_pingpong -d "$DEV" -g "$GID" -s 65536 -n 1000
-	pingpong_check rc_pingpong_64k 131072000 1000
+	pair rc_pingpong_64k ibv_rc_pingpong -d "$DEV" -g "$GID" -s 65536 -n "$PP64"
+	pingpong_check rc_pingpong_64k $((65536 * 2 * PP64)) "$PP64"
 	if ((CHECK)); then
 		pair rc_pingpong_chk ibv_rc_pingpong -d "$DEV" -g "$GID" -s 4096 -n 200 --chk
 		pingpong_check rc_pingpong_chk 1638400 200
