@@ -47,7 +47,7 @@ help:
 	@echo "make deps       install missing Debian packages (as root)"
 	@echo "make demo       build, boot one QEMU guest, run verbs programs over sib0"
 	@echo "make check      unit/ABI tests, VM traffic tests, rdma-core python suite (the default stages, CI's run)"
-	@echo "make check-full every stage of tests/check (also apps-full and the 6.12 and debug-kernel stages the default run leaves out; ~3 h)"
+	@echo "make check-full every stage of tests/check (also mem, cc, two-hosts, apps-full and the 6.12 and debug-kernel stages the default run leaves out; ~3 h)"
 
 # what make module builds against, "KDIR KVER" (fails as make module does when it cannot pick)
 module-kernel:
