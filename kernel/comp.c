@@ -19,23 +19,6 @@
 #include "timers.h"
 #include "trace.h"
 
-static bool sib_comp_outstanding(struct sib_qp *qp)
-{
-	return qp->sq.comp != qp->sq.req || qp->req.off;
-}
-
-/*
- * One past the newest WQE whose packets were ever sent. After a go-back
- * sq.req is behind it, and an ACK or response for a packet sent before
- * the go-back may still complete WQEs up to here.
- */
-static u32 sib_comp_sent_end(struct sib_qp *qp)
-{
-	u32 hi = qp->req.sq_hi;
-
-	return (s32)(hi - qp->sq.req) > 0 ? hi : qp->sq.req;
-}
-
 /* WQEs completed only by their response data, not by an ACK */
 static bool sib_comp_needs_resp(const struct sib_swqe *sw)
 {
@@ -60,7 +43,7 @@ static void sib_comp_done(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
 /* complete every non-READ WQE whose last PSN is at or before @psn */
 static bool sib_comp_ack_upto(struct sib_qp *qp, u32 psn)
 {
-	u32 end = sib_comp_sent_end(qp);
+	u32 end = sib_sq_sent_end(qp);
 	bool progress = false;
 
 	while (qp->sq.comp != end) {
@@ -98,7 +81,8 @@ static bool sib_comp_ack_partial(struct sib_qp *qp, u32 psn)
 {
 	struct sib_swqe *sw;
 
-	if (qp->sq.comp == qp->sq.req && !qp->req.off)
+	/* (after a go-back the oldest WQE may have been sent before) */
+	if (qp->sq.comp == sib_sq_sent_end(qp))
 		return false;
 	sw = sib_swqe_at(qp, qp->sq.comp);
 	if (sib_comp_needs_resp(sw) ||
@@ -125,7 +109,7 @@ static bool sib_comp_psn_outstanding(struct sib_qp *qp, u32 psn)
 {
 	struct sib_swqe *sw;
 
-	if (!sib_comp_outstanding(qp))
+	if (!sib_sq_outstanding(qp))
 		return false;
 	sw = sib_swqe_at(qp, qp->sq.comp);
 	return sib_psn_cmp(psn, sib_psn_add(sw->first_psn,
@@ -141,13 +125,13 @@ static void sib_comp_restart(struct sib_qp *qp, const char *why)
 	struct sib_swqe *sw;
 	u32 i, done;
 
-	if (!sib_comp_outstanding(qp))
+	if (!sib_sq_outstanding(qp))
 		return;
 	sw = sib_swqe_at(qp, qp->sq.comp);
 	done = sib_comp_acked_pkts(qp, sw);
 	qp->comp.rd_resume = 0;
 	if (sw->wqe.opcode == IB_WR_RDMA_READ && sw->read_pkts < sw->npkts &&
-	    qp->sq.comp != sib_comp_sent_end(qp)) {
+	    qp->sq.comp != sib_sq_sent_end(qp)) {
 		/* resume the READ at its first missing response */
 		done = sw->read_pkts;
 		qp->comp.rd_resume = done;
@@ -155,7 +139,7 @@ static void sib_comp_restart(struct sib_qp *qp, const char *why)
 	sib_counter_inc(qp->dev, SIB_CNT_RETRANSMITS);
 	trace_sib_retransmit(qp->ibqp.qp_num, sib_psn_add(sw->first_psn, done),
 			     why);
-	for (i = qp->sq.comp; i != sib_comp_sent_end(qp); i++)
+	for (i = qp->sq.comp; i != sib_sq_sent_end(qp); i++)
 		sib_swqe_at(qp, i)->counted_rd = 0;
 	qp->req.rd_inflight = 0;
 	qp->req.psn = sib_psn_add(sw->first_psn, done);
@@ -167,9 +151,9 @@ static void sib_comp_restart(struct sib_qp *qp, const char *why)
 /* the oldest WQE failed with @status: complete it and fail the QP */
 static void sib_comp_fail(struct sib_qp *qp, u8 status)
 {
-	if (qp->sq.comp != qp->sq.req || qp->req.off) {
+	if (sib_sq_outstanding(qp)) {
 		sib_comp_done(qp, sib_swqe_at(qp, qp->sq.comp), status);
-		if (qp->sq.req == qp->sq.comp - 1)
+		if ((s32)(qp->sq.comp - qp->sq.req) > 0)
 			qp->sq.req = qp->sq.comp;
 	}
 	qp->req.off = 0;
@@ -243,9 +227,10 @@ static void sib_comp_ack(struct sib_qp *qp, u32 psn, u8 syn)
 		progress = sib_comp_ack_upto(qp, psn);
 		progress |= sib_comp_ack_partial(qp, psn);
 		if (progress) {
+			sib_win_probe_answer(qp, qp->comp.acked_psn);
 			sib_win_acked(qp, qp->comp.acked_psn,
 				      sib_psn_diff(qp->comp.acked_psn, before));
-			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+			sib_timer_retrans_progress(qp, sib_sq_outstanding(qp));
 		}
 		break;
 	case SIB_AETH_RNR_NAK:
@@ -263,7 +248,7 @@ static void sib_comp_ack(struct sib_qp *qp, u32 psn, u8 syn)
 			/* go back to the NAK'd PSN at once (IBTA 9.7.5.2.1) */
 			sib_win_loss(qp, false);
 			sib_comp_restart(qp, "sequence nak");
-			sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+			sib_timer_retrans_progress(qp, sib_sq_outstanding(qp));
 		} else {
 			sib_comp_fail(qp, sib_nak_status(syn & SIB_AETH_VALUE_MASK));
 		}
@@ -322,7 +307,7 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
  */
 static struct sib_swqe *sib_comp_resp_head(struct sib_qp *qp, u32 psn)
 {
-	u32 end = sib_comp_sent_end(qp);
+	u32 end = sib_sq_sent_end(qp);
 	struct sib_swqe *sw;
 
 	while (qp->sq.comp != end) {
@@ -353,7 +338,7 @@ static void sib_comp_atomic(struct sib_qp *qp, struct sk_buff *skb)
 	}
 	sib_comp_done(qp, sw, IB_WC_SUCCESS);
 	sib_win_acked(qp, sib_pkt(skb)->psn, 1);
-	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+	sib_timer_retrans_progress(qp, sib_sq_outstanding(qp));
 }
 
 static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
@@ -404,7 +389,7 @@ static void sib_comp_rresp(struct sib_qp *qp, struct sk_buff *skb)
 		if (qp->req.rd_inflight)
 			qp->req.rd_inflight--;
 	}
-	sib_timer_retrans_progress(qp, sib_comp_outstanding(qp));
+	sib_timer_retrans_progress(qp, sib_sq_outstanding(qp));
 }
 
 /*
@@ -422,7 +407,7 @@ static void sib_comp_catch_up(struct sib_qp *qp)
 		qp->req.psn = sib_psn_add(qp->comp.acked_psn, 1);
 		qp->req.since_ackreq = 0;
 	}
-	if (qp->sq.comp != qp->sq.req || qp->sq.comp == sib_comp_sent_end(qp))
+	if (qp->sq.comp != qp->sq.req || qp->sq.comp == sib_sq_sent_end(qp))
 		return;
 	sw = sib_swqe_at(qp, qp->sq.comp);
 	d = sib_comp_acked_pkts(qp, sw);
@@ -525,7 +510,7 @@ void sib_comp_timeout(struct sib_qp *qp)
 
 	sib_assert_runner(qp);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
+	    !sib_sq_outstanding(qp) || qp->req.rnr_wait)
 		return;
 	sib_counter_inc(qp->dev, SIB_CNT_ACK_TIMEOUT);
 	if (!qp->comp.retry_left) {
@@ -539,74 +524,17 @@ void sib_comp_timeout(struct sib_qp *qp)
 	sib_timer_retrans_progress(qp, true);
 }
 
-/*
- * Tail loss probe: the first probe since the last progress resends only
- * the newest packet sent, asking for an ACK, when it belongs to a SEND or
- * an RDMA WRITE and the requester is not going back already. The packets
- * before it usually arrived (a lost one in the middle is NAKed as soon as
- * a later one arrives; nothing follows a lost last one), so sending the
- * whole window again would mostly make duplicates. If only the newest
- * was lost, this one packet ends the wait; if an earlier one was, the
- * responder NAKs the gap and the requester goes back to just there. The
- * next probe without progress goes back to the oldest packet. Sending
- * then goes on after the probe as before. Returns false when it does not
- * apply.
- */
-static bool sib_comp_probe_tail(struct sib_qp *qp)
-{
-	struct sib_swqe *sw;
-	u32 i, k;
-
-	/*
-	 * not going back: the next PSN is the newest, and the next WQE the
-	 * newest started one, or the one after it when that is complete
-	 * (sq_hi is one past a message still being sent)
-	 */
-	if (qp->req.win.probes || qp->req.psn != sib_win_next_psn(qp) ||
-	    qp->sq.req + !!qp->req.off != sib_comp_sent_end(qp))
-		return false;
-	if (qp->req.off) {
-		i = qp->sq.req;
-		k = qp->req.off / qp->mtu;
-	} else {
-		i = qp->sq.req - 1;
-		k = sib_swqe_at(qp, i)->npkts;
-	}
-	if ((s32)(i - qp->sq.comp) < 0 || !k)
-		return false;
-	sw = sib_swqe_at(qp, i);
-	switch (sw->wqe.opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
-		return false;
-	}
-	if (k > sw->npkts ||
-	    sib_psn_add(sw->first_psn, k) != qp->req.psn)
-		return false;
-	sib_counter_inc(qp->dev, SIB_CNT_RETRANSMITS);
-	trace_sib_retransmit(qp->ibqp.qp_num, sib_psn_add(sw->first_psn, k - 1),
-			     "tail probe");
-	qp->sq.req = i;
-	qp->req.off = (k - 1) * qp->mtu;
-	qp->req.psn = sib_psn_add(sw->first_psn, k - 1);
-	qp->req.since_ackreq = SIB_ACK_REQ_EVERY;	/* it asks for an ACK */
-	return true;
-}
-
 /**
  * sib_comp_probe() - the loss probe fired: no progress for a few RTTs
  * @qp: RC QP
  *
- * The first probe since progress resends the newest packet (a tail loss
- * probe, see sib_comp_probe_tail()), later ones go back to the oldest
- * unacknowledged packet; neither counts a retry: only the local ACK
- * timeout counts against retry_cnt (see timers.c). Context: the QP's
- * work.
+ * Goes back to the oldest unacknowledged packet and sends only it, asking
+ * for an ACK, until it is answered (sib_win_probe()): the answer says
+ * whether anything after it is to be sent again. The first probe since
+ * progress keeps the window (usually only an ACK or the last packets of a
+ * burst were lost; the answer halves it if packets were), later ones
+ * halve it. No probe counts a retry: only the local ACK timeout counts
+ * against retry_cnt (see timers.c). Context: the QP's work.
  */
 void sib_comp_probe(struct sib_qp *qp)
 {
@@ -614,15 +542,10 @@ void sib_comp_probe(struct sib_qp *qp)
 
 	sib_assert_runner(qp);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    !sib_comp_outstanding(qp) || qp->req.rnr_wait)
+	    !sib_sq_outstanding(qp) || qp->req.rnr_wait)
 		return;
 	sib_counter_inc(qp->dev, SIB_CNT_LOSS_PROBES);
-	/* (a tail probe keeps the window: it must fit in it) */
-	if (sib_comp_probe_tail(qp)) {
-		sib_win_rtt_forget(qp);
-	} else {
-		sib_win_loss(qp, false);
-		sib_comp_restart(qp, "loss probe");
-	}
+	sib_win_probe(qp, qp->req.win.probes != 0);
+	sib_comp_restart(qp, "loss probe");
 	sib_timer_probe_rearm(qp);
 }

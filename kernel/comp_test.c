@@ -261,57 +261,64 @@ static void sib_comp_test_seq_nak_restarts(struct kunit *test)
 }
 
 /*
- * The first loss probe since progress resends only the newest packet,
- * with AckReq (a tail loss probe); the next goes back to the oldest; a
- * READ at the tail is never probed alone.
+ * A loss probe goes back to the oldest unacknowledged packet and sends
+ * only it until it is answered; the first one since progress keeps the
+ * window, the next halves it; none counts a retry.
  */
-static void sib_comp_test_probe_tail_then_oldest(struct kunit *test)
+static void sib_comp_test_probe_oldest_alone(struct kunit *test)
 {
 	struct sib_ct t;
 	struct sib_qp *qp;
+	u32 cwnd;
 
 	sib_ct_setup(test, &t, 7, 7);
 	qp = t.qp;
 	qp->req.psn = 100;
 	sib_ct_post(&t, 1, 1);	/* 100 */
 	sib_ct_post(&t, 2, 3);	/* 101..103 */
+	qp->req.sq_hi = 2;
+	sib_win_may_send(qp, 0);	/* the window, set up as by the requester */
+	cwnd = qp->req.win.cwnd;
 	sib_comp_probe(qp);
-	KUNIT_EXPECT_EQ(test, qp->sq.req, 1U);
-	KUNIT_EXPECT_EQ(test, qp->req.psn, 103U);
-	KUNIT_EXPECT_EQ(test, qp->req.off, 2 * qp->mtu);
-	KUNIT_EXPECT_GE(test, qp->req.since_ackreq, (u32)SIB_ACK_REQ_EVERY);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	KUNIT_EXPECT_EQ(test, qp->req.off, 0U);
 	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_LOSS_PROBES), 1LL);
 	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RETRANSMITS), 1LL);
-	/* the requester sent 103 again; still no answer: back to 100 */
-	qp->req.psn = 104;
-	qp->req.off = 0;
-	qp->sq.req = 2;
+	KUNIT_EXPECT_EQ(test, qp->req.win.cwnd, cwnd);
+	/* one packet, then nothing until an answer */
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 0));
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 1));
+	/* 100 went out again; still no answer: back to 100, window halved */
+	qp->req.psn = 101;
+	qp->sq.req = 1;
 	sib_comp_probe(qp);
 	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
 	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	KUNIT_EXPECT_EQ(test, qp->req.win.cwnd, cwnd / 2);
+	KUNIT_EXPECT_FALSE(test, sib_win_may_send(qp, 1));
 	KUNIT_EXPECT_EQ(test, qp->comp.retry_left, 7U);	/* no retry counted */
-	sib_ct_done(&t);
-
-	sib_ct_setup(test, &t, 7, 7);
-	qp = t.qp;
-	qp->req.psn = 100;
-	sib_ct_post(&t, 1, 1);	/* 100 */
-	sib_ct_post(&t, 2, 3);	/* 101..103, a READ */
-	sib_swqe_at(qp, 1)->wqe.opcode = IB_WR_RDMA_READ;
-	sib_comp_probe(qp);
-	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
-	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	/* the answer: a duplicate's ACK for everything, the window opens */
+	qp->req.psn = 101;
+	qp->sq.req = 1;
+	sib_ct_aeth(&t, SIB_AETH_ACK, 103);
+	KUNIT_EXPECT_EQ(test, qp->sq.comp, 2U);
+	KUNIT_EXPECT_FALSE(test, qp->req.win.probing);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 1));
+	KUNIT_EXPECT_EQ(test, qp->req.win.probes, 0U);
 	sib_ct_done(&t);
 }
 
 /*
- * A message still being sent when the window filled (1 MiB SENDs): the
- * tail probe resends its newest packet sent, not the whole window
+ * The probe's answer acknowledges only part of what was sent: the rest
+ * was lost, and is sent again from just after the answer with the
+ * window halved; an answer for all of it keeps the window.
  */
-static void sib_comp_test_probe_tail_mid_message(struct kunit *test)
+static void sib_comp_test_probe_answer(struct kunit *test)
 {
 	struct sib_ct t;
 	struct sib_qp *qp;
+	u32 cwnd;
 
 	sib_ct_setup(test, &t, 7, 7);
 	qp = t.qp;
@@ -322,28 +329,60 @@ static void sib_comp_test_probe_tail_mid_message(struct kunit *test)
 	qp->req.sq_hi = 2;
 	qp->req.off = 2 * qp->mtu;
 	qp->req.psn = 103;
+	sib_win_may_send(qp, 0);	/* the window, set up as by the requester */
+	cwnd = qp->req.win.cwnd;
 	sib_comp_probe(qp);
-	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_RETRANSMITS), 1LL);
+	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	/* 100 resent; the responder had 100 and 101 */
+	qp->sq.req = 1;
+	qp->req.off = 0;
+	qp->req.psn = 101;
+	sib_ct_aeth(&t, SIB_AETH_ACK, 101);
+	KUNIT_EXPECT_EQ(test, qp->sq.comp, 1U);
 	KUNIT_EXPECT_EQ(test, qp->sq.req, 1U);
 	KUNIT_EXPECT_EQ(test, qp->req.psn, 102U);
 	KUNIT_EXPECT_EQ(test, qp->req.off, qp->mtu);
-	KUNIT_EXPECT_GE(test, qp->req.since_ackreq, (u32)SIB_ACK_REQ_EVERY);
+	KUNIT_EXPECT_EQ(test, qp->req.win.cwnd, cwnd / 2);
+	KUNIT_EXPECT_TRUE(test, sib_win_may_send(qp, 1));
 	sib_ct_done(&t);
 
-	/* going back (the next WQE is behind the newest started): no tail probe */
+	/* only the last ACK was lost: the answer covers everything */
+	sib_ct_setup(test, &t, 7, 7);
+	qp = t.qp;
+	qp->req.psn = 100;
+	qp->comp.acked_psn = 99;
+	sib_ct_post(&t, 1, 2);	/* 100..101 */
+	qp->req.sq_hi = 1;
+	sib_win_may_send(qp, 0);	/* the window, set up as by the requester */
+	cwnd = qp->req.win.cwnd;
+	sib_comp_probe(qp);
+	qp->req.off = qp->mtu;	/* 100 resent */
+	qp->req.psn = 101;
+	sib_ct_aeth(&t, SIB_AETH_ACK, 101);
+	KUNIT_EXPECT_EQ(test, qp->sq.comp, 1U);
+	KUNIT_EXPECT_GE(test, qp->req.win.cwnd, cwnd);	/* not cut */
+	KUNIT_EXPECT_FALSE(test, qp->req.win.recovering);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 1U);
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 102U);
+	sib_ct_done(&t);
+
+	/*
+	 * in SQD the WQE sent before the probe's go-back is still
+	 * outstanding: it is sent again, and the probe keeps running
+	 */
 	sib_ct_setup(test, &t, 7, 7);
 	qp = t.qp;
 	qp->req.psn = 100;
 	sib_ct_post(&t, 1, 1);	/* 100 */
-	sib_ct_post(&t, 2, 4);	/* 101..104 */
-	sib_ct_post(&t, 3, 1);	/* 105 */
-	qp->sq.req = 1;
-	qp->req.sq_hi = 3;
-	qp->req.off = 2 * qp->mtu;
-	qp->req.psn = 103;
+	qp->req.sq_hi = 1;
+	qp->state = IB_QPS_SQD;
 	sib_comp_probe(qp);
 	KUNIT_EXPECT_EQ(test, qp->sq.req, 0U);
-	KUNIT_EXPECT_EQ(test, qp->req.psn, 100U);
+	KUNIT_EXPECT_EQ(test, qp->req.off, 0U);
+	KUNIT_EXPECT_TRUE(test, sib_sq_outstanding(qp));
+	sib_comp_probe(qp);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_LOSS_PROBES), 2LL);
 	sib_ct_done(&t);
 }
 
@@ -750,8 +789,8 @@ static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_final_takes_acks),
 	KUNIT_CASE(sib_comp_test_final_in_round),
 	KUNIT_CASE(sib_comp_test_final_run),
-	KUNIT_CASE(sib_comp_test_probe_tail_then_oldest),
-	KUNIT_CASE(sib_comp_test_probe_tail_mid_message),
+	KUNIT_CASE(sib_comp_test_probe_oldest_alone),
+	KUNIT_CASE(sib_comp_test_probe_answer),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),
 	KUNIT_CASE(sib_comp_test_ack_bogus_psn_ignored),
 	KUNIT_CASE(sib_comp_test_seq_nak_restarts),

@@ -326,6 +326,7 @@ static void sib_qp_test_modify_ud_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_RTS);
 	KUNIT_EXPECT_EQ(test, qp->sq_psn, 0xabcdefU);
 	KUNIT_EXPECT_EQ(test, qp->req.psn, 0xabcdefU);
+	qp->req.psn = 0xabcdf5;		/* eight sent */
 	a.qp_state = IB_QPS_SQD;
 	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_SQD);
@@ -333,6 +334,8 @@ static void sib_qp_test_modify_ud_walk(struct kunit *test)
 	a.qp_state = IB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
 	KUNIT_EXPECT_FALSE(test, qp->sq_draining);
+	/* back from SQD the requester goes on where it was */
+	KUNIT_EXPECT_EQ(test, qp->req.psn, 0xabcdf5U);
 	a.qp_state = IB_QPS_ERR;
 	KUNIT_ASSERT_EQ(test, sib_qt_modify(qp, &a, IB_QP_STATE), 0);
 	KUNIT_EXPECT_EQ(test, sib_qp_state(qp), IB_QPS_ERR);

@@ -59,16 +59,21 @@ void sib_qp_put(struct sib_qp *qp)
  * @new: the new state, a transition the caller checked
  *
  * Sets what entering RTS or RTR starts from (PSNs, retry counters) and
- * fires the sib_qp_state tracepoint.
+ * fires the sib_qp_state tracepoint. The send PSN starts at sq_psn only
+ * when RTS is entered from RTR: back from SQD or SQE the requester goes
+ * on where it was (those modifies take no SQ PSN), or the responder
+ * would take new requests for duplicates and ACK them unseen.
  * Context: any, qp->state_lock held.
  */
 void sib_qp_set_state(struct sib_qp *qp, enum ib_qp_state new)
 {
 	lockdep_assert_held(&qp->state_lock);
 	trace_sib_qp_state(qp->ibqp.qp_num, qp->state, new);
-	if (new == IB_QPS_RTS && qp->state != IB_QPS_RTS) {
+	if (new == IB_QPS_RTS && qp->state == IB_QPS_RTR) {
 		qp->req.psn = qp->sq_psn;
 		qp->comp.acked_psn = sib_psn_add(qp->sq_psn, SIB_PSN_MASK);
+	}
+	if (new == IB_QPS_RTS && qp->state != IB_QPS_RTS) {
 		qp->comp.retry_left = qp->retry_cnt;
 		qp->comp.rnr_left = qp->rnr_retry;
 	}

@@ -70,6 +70,37 @@ static inline bool sib_qp_is_ud(const struct sib_qp *qp)
 }
 
 /**
+ * sib_sq_sent_end() - one past the newest send WQE whose packets were sent
+ * @qp: QP
+ *
+ * After a go-back of an RC or XRC requester sq.req is behind the newest
+ * WQE ever started (req.sq_hi); other QPs never go back.
+ * Context: the QP's run. Return: a free-running WQE index.
+ */
+static inline u32 sib_sq_sent_end(const struct sib_qp *qp)
+{
+	u32 hi = qp->req.sq_hi;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_XRC_INI)
+		return qp->sq.req;
+	return (s32)(hi - qp->sq.req) > 0 ? hi : qp->sq.req;
+}
+
+/**
+ * sib_sq_outstanding() - are sent messages still to be completed?
+ * @qp: QP
+ *
+ * A message being sent, or one sent and not yet acknowledged, also when
+ * a go-back made the requester send it again (in SQD too, IBTA 10.3.1:
+ * the send queue is drained once they are acknowledged).
+ * Context: the QP's run. Return: true when so.
+ */
+static inline bool sib_sq_outstanding(const struct sib_qp *qp)
+{
+	return qp->sq.comp != sib_sq_sent_end(qp) || qp->req.off;
+}
+
+/**
  * sib_swqe_at() - shadow send WQE number @idx
  * @qp: QP
  * @idx: free-running index

@@ -268,6 +268,17 @@ static void sib_req_xrceth(struct sk_buff *skb, const struct sib_swqe *sw,
 }
 
 /*
+ * The WQE at sq.req has a packet on its way: from now on a go-back sends
+ * it again (req.sq_hi, see sib_sq_sent_end()), also in SQD. Not before:
+ * a WQE whose first packet could not be built was never started.
+ */
+static void sib_req_started(struct sib_qp *qp)
+{
+	if ((s32)(qp->sq.req + 1 - qp->req.sq_hi) > 0)
+		qp->req.sq_hi = qp->sq.req + 1;
+}
+
+/*
  * Send one READ request of @sw: for the chunk of responses that starts at
  * packet qp->req.off / mtu and ends at the next multiple of sw->rd_chunk
  * (or the end of the message). A READ larger than its chunk is asked for
@@ -298,6 +309,7 @@ static enum sib_req_step sib_req_read(struct sib_qp *qp, struct sib_swqe *sw)
 	skb = sib_req_skb(qp, opcode, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
+	sib_req_started(qp);
 	sib_bth_set(bth, opcode, false, 0, sib_qp_pkey(qp),
 		    qp->dest_qpn, true, sib_psn_add(sw->first_psn, done));
 	sib_req_xrceth(skb, sw, info);
@@ -336,6 +348,7 @@ static enum sib_req_step sib_req_atomic(struct sib_qp *qp, struct sib_swqe *sw)
 	skb = sib_req_skb(qp, wire, 0, &bth, &pad);
 	if (!skb)
 		return SIB_REQ_IDLE;
+	sib_req_started(qp);
 	sib_bth_set(bth, wire, false, 0, sib_qp_pkey(qp), qp->dest_qpn, true,
 		    qp->req.psn);
 	sib_req_xrceth(skb, sw, info);
@@ -402,6 +415,9 @@ static enum sib_req_step sib_req_local(struct sib_qp *qp, struct sib_swqe *sw)
 			SIB_CNT_FAST_REG);
 	sib_qp_send_cqe(qp, sw, IB_WC_SUCCESS);
 	qp->sq.req++;
+	/* (sq_hi stays within 2^31 WQEs of sq.req: sib_sq_sent_end()) */
+	if ((s32)(qp->sq.req - qp->req.sq_hi) > 0)
+		qp->req.sq_hi = qp->sq.req;
 	WRITE_ONCE(qp->sq.comp, qp->sq.req);
 	return SIB_REQ_SENT;
 }
@@ -451,7 +467,6 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 		if (!sib_req_may_start(qp, sw))
 			return SIB_REQ_IDLE;
 		if ((s32)(qp->sq.req + 1 - qp->req.sq_hi) > 0) {
-			qp->req.sq_hi = qp->sq.req + 1;
 			/* kept when resent: responses of both match it */
 			sw->rd_chunk = sib_win_read_chunk(qp);
 			sw->read_pkts = 0;
@@ -494,6 +509,7 @@ static enum sib_req_step sib_req_rc(struct sib_qp *qp, struct sib_swqe *sw)
 			return SIB_REQ_IDLE;	/* fail once all before are done */
 		return sib_req_fail(qp, sw, IB_WC_LOC_PROT_ERR);
 	}
+	sib_req_started(qp);
 	bth = (struct sib_bth *)skb->data;
 	ackreq = !uc && (last ||
 			 ++qp->req.since_ackreq >= sib_win_ackreq_every(qp) ||
@@ -550,8 +566,13 @@ static enum sib_req_step sib_req_step(struct sib_qp *qp)
 	enum ib_qp_state state = sib_qp_state(qp);
 	struct sib_swqe *sw;
 
-	/* in SQD only the message in progress is finished (IBTA 10.3.1) */
-	if ((state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->req.off)) ||
+	/*
+	 * in SQD only the message in progress is finished, and messages sent
+	 * before are sent again after a go-back (IBTA 10.3.1)
+	 */
+	if ((state != IB_QPS_RTS &&
+	     !(state == IB_QPS_SQD && (qp->req.off ||
+				       qp->sq.req != sib_sq_sent_end(qp)))) ||
 	    qp->req.rnr_wait)
 		return SIB_REQ_IDLE;
 	if (qp->sq.req == sib_sq_prod(qp))

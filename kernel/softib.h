@@ -426,6 +426,8 @@ struct sib_rc_window {
 	unsigned long min_period;	/* jiffies: when this period began */
 	bool queued;			/* the last sample saw a queue */
 	u32 probes;			/* probe expiries without progress */
+	bool probing;			/* a probe resent the oldest packet: */
+					/* nothing more until an answer */
 };
 
 struct sib_req_state {

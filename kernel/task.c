@@ -280,7 +280,7 @@ static bool sib_qp_round(struct sib_qp *qp, bool *bulk)
 		qp->task_served = false;
 	sent += n_req;
 	if (state == IB_QPS_SQD)
-		sib_qp_sqd_check(qp, qp->sq.comp != qp->sq.req || qp->req.off);
+		sib_qp_sqd_check(qp, sib_sq_outstanding(qp));
 	*bulk = sent >= SIB_WORK_BUDGET;
 	return n >= SIB_WORK_BUDGET || sent >= SIB_WORK_BUDGET ||
 	       !skb_queue_empty(&qp->rxq) || READ_ONCE(qp->loop.ack_valid) ||

@@ -18,17 +18,22 @@
  * of a TCG guest is an emulated HPET, slow to read; backed off on every
  * expiry without progress). Both timers start when the QP's run ends
  * (sib_timer_retrans_flush()), so a request ACKed within the run, as on
- * loopback, never touches them. When it first fires the requester sends
- * its newest packet again, asking for an ACK (a tail loss probe, comp.c);
- * when it fires again without progress it goes back to the oldest
- * unacknowledged packet, instead of waiting for the much longer local
- * ACK timeout: this recovers a lost last packet of a burst, or a lost
- * retransmission after a sequence NAK (the responder NAKs a gap only
- * once). Backed off, it still fires at half the local
- * ACK timer's period, so every retry has a second chance. It never
- * touches retry_cnt.
+ * loopback, never touches them. When it fires the requester sends
+ * its oldest unacknowledged packet again, asking for an ACK, and sends
+ * nothing more until an answer (comp.c), instead of waiting for the much
+ * longer local ACK timeout. The responder answers that packet whatever
+ * was lost: as a duplicate with the newest PSN it placed, or as the packet
+ * it expects; only a newer one could go unanswered, since after a
+ * sequence NAK the responder drops every later packet silently (IBTA
+ * 9.7.5.1.2: one NAK per gap), and a lost NAK or a lost retransmission
+ * would then cost a second probe period. The answer tells what to send
+ * again: nothing when only ACKs were lost, otherwise everything after
+ * it (go-back-N), with the window halved. Backed off, the probe still
+ * fires at half the local ACK timer's period, so every retry has a
+ * second chance. It never touches retry_cnt.
  * Send window: packets in flight are bounded by cwnd, halved (at most
- * once per window of data) on a sequence NAK, a probe or a timeout and
+ * once per window of data) on a sequence NAK, a timeout, a probe that
+ * follows one without answer or an answer that shows a loss, and
  * grown by the ACKed packets (doubling per RTT up to ssthresh, then one
  * packet per window). Go-back-N resends everything in flight after a
  * loss, so a small window on a lossy path keeps the resent packets few.
@@ -204,6 +209,8 @@ void sib_timers_stop(struct sib_qp *qp)
 	hrtimer_cancel(&qp->pace_timer);
 }
 
+static void sib_win_cut(struct sib_rc_window *w, bool timeout);
+
 static struct sib_rc_window *sib_win(struct sib_qp *qp)
 {
 	struct sib_rc_window *w = &qp->req.win;
@@ -330,12 +337,14 @@ bool sib_timer_probe_pending(struct sib_qp *qp)
  * @outstanding: packets are still unacknowledged
  *
  * Restarts (or, with nothing outstanding, stops) the local ACK timer
- * and the loss probe, whose backoff starts over.
+ * and the loss probe, whose backoff starts over; the send window is
+ * open again after a probe.
  * Context: the QP's run.
  */
 void sib_timer_retrans_progress(struct sib_qp *qp, bool outstanding)
 {
 	qp->req.win.probes = 0;
+	qp->req.win.probing = false;
 	sib_timer_arm_cancel(qp);
 	if (outstanding && !test_bit(SIB_QPF_DESTROYING, &qp->flags)) {
 		sib_probe_arm(qp, true);
@@ -369,10 +378,14 @@ void sib_timer_probe_rearm(struct sib_qp *qp)
  * sib_timer_retrans_stop() - nothing to wait for any more (error, RNR)
  * @qp: RC QP
  *
+ * The loss probe's backoff starts over, and its limit on the window ends.
+ *
  * Context: the QP's run.
  */
 void sib_timer_retrans_stop(struct sib_qp *qp)
 {
+	qp->req.win.probes = 0;
+	qp->req.win.probing = false;
 	sib_timer_arm_cancel(qp);
 	del_timer(&qp->retrans_timer);
 	hrtimer_try_to_cancel(&qp->probe_timer);
@@ -411,11 +424,14 @@ u32 sib_rnr_timer_usecs(u8 code)
  * @inflight: request packets sent and not yet acknowledged
  *
  * Context: the QP's run. Return: true when @inflight is below the send
- * window.
+ * window, or while a loss probe waits for its answer (sib_win_probe()),
+ * when nothing is in flight.
  */
 bool sib_win_may_send(struct sib_qp *qp, u32 inflight)
 {
-	return inflight < sib_win(qp)->cwnd;
+	struct sib_rc_window *w = sib_win(qp);
+
+	return inflight < (w->probing ? 1 : w->cwnd);
 }
 
 /**
@@ -583,11 +599,42 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 }
 
 /**
- * sib_win_rtt_forget() - a packet is resent without going back
+ * sib_win_probe_answer() - an ACK made progress while a loss probe waited
+ * @qp: RC QP
+ * @acked: the PSN it acknowledges
+ *
+ * An ACK answers the probe's packet with the newest PSN the responder
+ * has placed (a duplicate's ACK too, IBTA 9.7.5.1.1; the PSN of an RDMA
+ * READ response or atomic ACK says only where it is itself, so those
+ * answers just open the window, through sib_timer_retrans_progress()).
+ * Packets sent after @acked were lost then: the window is halved, once
+ * (a recovery begun before, that this ACK completes, ends first). An ACK
+ * sent before the probe arrived and delayed by more than the probe's
+ * period is taken for its answer too: the packets after it are then
+ * sent again, as after a sequence NAK.
+ * Context: the QP's run, before sib_win_acked().
+ */
+void sib_win_probe_answer(struct sib_qp *qp, u32 acked)
+{
+	struct sib_rc_window *w = sib_win(qp);
+
+	if (!w->probing)
+		return;
+	w->probing = false;
+	if (sib_psn_cmp(sib_psn_add(acked, 1), w->max_psn) >= 0)
+		return;
+	if (w->recovering && sib_psn_cmp(acked, w->recover_psn) >= 0)
+		w->recovering = false;
+	sib_win_cut(w, false);
+}
+
+/**
+ * sib_win_rtt_forget() - the running RTT sample would not be the path's
  * @qp: RC QP
  *
- * Drops the running RTT sample: its packet may be the one resent, and
- * an ACK would then not tell which copy it answers (Karn's rule).
+ * Drops it: after an RNR NAK its packet is resent once the RNR wait is
+ * over, and an ACK would then not tell which copy it answers (Karn's
+ * rule).
  * Context: the QP's run.
  */
 void sib_win_rtt_forget(struct sib_qp *qp)
@@ -598,7 +645,7 @@ void sib_win_rtt_forget(struct sib_qp *qp)
 /**
  * sib_win_loss() - the requester is about to go back after a loss
  * @qp: RC QP
- * @timeout: a local ACK timeout (not a NAK or a probe)
+ * @timeout: a local ACK timeout (not a NAK or a READ response gap)
  *
  * Halves the window once per window of data (a timeout always cuts),
  * forgets the running RTT sample (its packet is being resent).
@@ -609,6 +656,34 @@ void sib_win_loss(struct sib_qp *qp, bool timeout)
 	struct sib_rc_window *w = sib_win(qp);
 
 	w->rtt_on = false;
+	sib_win_cut(w, timeout);
+}
+
+/**
+ * sib_win_probe() - a loss probe goes back to the oldest packet
+ * @qp: RC QP
+ * @cut: halve the window too (a probe that follows one without answer)
+ *
+ * Until the probe is answered (sib_win_probe_answer(), or any progress),
+ * or a NAK, timeout, RNR NAK or failure restarts or stops the timers,
+ * one request packet may be in flight: the oldest unacknowledged one,
+ * which the responder answers whatever was lost (as a duplicate, with
+ * the newest PSN it placed; or as the one it expects), unlike a newer
+ * one after a sequence NAK. Forgets the running RTT sample.
+ * Context: the QP's run, before qp->req.psn is moved back.
+ */
+void sib_win_probe(struct sib_qp *qp, bool cut)
+{
+	struct sib_rc_window *w = sib_win(qp);
+
+	w->rtt_on = false;
+	w->probing = true;
+	if (cut)
+		sib_win_cut(w, false);
+}
+
+static void sib_win_cut(struct sib_rc_window *w, bool timeout)
+{
 	if (w->recovering && !timeout)
 		return;
 	w->ssthresh = max_t(u32, w->cwnd / 2, SIB_WIN_MIN);

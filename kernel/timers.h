@@ -27,6 +27,8 @@ u32 sib_win_next_psn(struct sib_qp *qp);
 void sib_win_rtt_sample(struct sib_qp *qp, u32 us);
 void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts);
 void sib_win_loss(struct sib_qp *qp, bool timeout);
+void sib_win_probe(struct sib_qp *qp, bool cut);
+void sib_win_probe_answer(struct sib_qp *qp, u32 acked);
 void sib_win_rtt_forget(struct sib_qp *qp);
 
 #endif
