@@ -33,7 +33,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct sib_wq *sq = &qp->sq;
 	struct ibv_send_wr *dummy;
 	uint32_t start;
-	int err = 0, db = 0;
+	int err = 0;
 
 	if (!bad_wr)
 		bad_wr = &dummy;
@@ -70,12 +70,17 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		sq->ring.idx++;
 	}
 	if (sq->ring.idx != start)
-		db = sib_sq_publish(qp);
+		(void)sib_sq_publish(qp);
 	pthread_spin_unlock(&sq->lock);
 
+	/*
+	 * Published WRs are posted whatever the doorbell did: a device gone
+	 * meanwhile shows on the next verb (EIO) and in the async event, and
+	 * an error here would tell the caller to post them again.
+	 */
 	if (err)
 		*bad_wr = wr;
-	return err ? err : db;
+	return err;
 }
 
 int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -217,7 +222,9 @@ struct ibv_qp *sib_create_qp_ex(struct ibv_context *ctx,
 			return NULL;
 		}
 	}
-	qp = sib_obj_calloc(attr->pd, sizeof(*qp), SIB_RES_TYPE_QP, &mem);
+	/* the PD field is only read when comp_mask says it is set */
+	qp = sib_obj_calloc(attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd : NULL,
+			    sizeof(*qp), SIB_RES_TYPE_QP, &mem);
 	if (!qp)
 		return NULL;
 	qp->mem = mem;

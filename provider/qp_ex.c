@@ -36,7 +36,7 @@ static int sib_wr_complete(struct ibv_qp_ex *ibqp)
 	if (ret)
 		qp->sq.ring.idx = qp->ex_start_idx;
 	else if (qp->sq.ring.idx != qp->ex_start_idx)
-		ret = sib_sq_publish(qp);
+		(void)sib_sq_publish(qp);	/* posted: see sib_post_send() */
 	qp->cur_wqe = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
 	return ret;

@@ -26,7 +26,8 @@ int sib_opcode_valid(enum ibv_qp_type qpt, enum ibv_wr_opcode opcode)
 		       qpt == IBV_QPT_XRC_SEND;
 	case IBV_WR_LOCAL_INV:
 	case IBV_WR_BIND_MW:
-		return qpt == IBV_QPT_RC || qpt == IBV_QPT_UC;
+		/* as the kernel's sib_opcode_ok(): RC only */
+		return qpt == IBV_QPT_RC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
