@@ -302,23 +302,33 @@ static bool sib_rresp_ok(struct sib_qp *qp, struct sib_swqe *sw, u8 opcode,
 
 /*
  * A READ or atomic response implicitly acknowledges every WQE before the
- * one it answers (IBTA 9.7.5.1.3). Return: the WQE that waits for a
- * response at the head, or NULL when the response answers nothing.
+ * one it answers (IBTA 9.7.5.1.3). A response with a PSN never sent (a
+ * stale peer of a QP reused after RESET, a forged packet), or with the PSN
+ * of a SEND or WRITE, answers nothing and acknowledges nothing.
+ * Return: the WQE that waits for a response at the head (the ones before
+ * it are completed), or NULL when the response answers nothing.
  */
 static struct sib_swqe *sib_comp_resp_head(struct sib_qp *qp, u32 psn)
 {
-	u32 end = sib_sq_sent_end(qp);
+	u32 end = sib_sq_sent_end(qp), i;
 	struct sib_swqe *sw;
 
-	while (qp->sq.comp != end) {
-		sw = sib_swqe_at(qp, qp->sq.comp);
+	if (sib_psn_cmp(psn, sib_win_next_psn(qp)) >= 0) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_RESP_SEQ);
+		return NULL;
+	}
+	for (i = qp->sq.comp; i != end; i++) {
+		sw = sib_swqe_at(qp, i);
 		if (sib_comp_needs_resp(sw))
-			return sw;
+			break;
 		if (sib_psn_cmp(sw->last_psn, psn) >= 0)
 			return NULL;
-		sib_comp_done(qp, sw, IB_WC_SUCCESS);
 	}
-	return NULL;
+	if (i == end)
+		return NULL;
+	while (qp->sq.comp != i)
+		sib_comp_done(qp, sib_swqe_at(qp, qp->sq.comp), IB_WC_SUCCESS);
+	return sw;
 }
 
 static void sib_comp_atomic(struct sib_qp *qp, struct sk_buff *skb)

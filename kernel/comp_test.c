@@ -239,6 +239,57 @@ static void sib_comp_test_ack_bogus_psn_ignored(struct kunit *test)
 	sib_ct_done(&t);
 }
 
+/* a READ response or atomic ACK as the receive path hands it over */
+static void sib_ct_resp(struct sib_ct *t, u8 opcode, u32 psn)
+{
+	const struct sib_opcode_info *info = sib_opcode(opcode);
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+	struct sib_pkt *pkt;
+	u8 *p;
+
+	if (!skb)
+		return;
+	p = skb_put_zero(skb, info->hdr_len);
+	sib_bth_set((struct sib_bth *)p, opcode, false, 0, 0xffff,
+		    t->qp->ibqp.qp_num, false, psn);
+	sib_aeth_set((struct sib_aeth *)(p + info->off_aeth), SIB_AETH_ACK, 1);
+	pkt = sib_pkt(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->psn = psn;
+	pkt->qpn = t->qp->ibqp.qp_num;
+	pkt->opcode = opcode;
+	pkt->hdr_len = info->hdr_len;
+	sib_comp_rcv(t->qp, skb);
+}
+
+/*
+ * A READ response or atomic ACK with a PSN never sent (a stale peer of a
+ * reused QP, a forged packet) or with a SEND's PSN answers no READ or
+ * atomic: it acknowledges nothing either (IBTA 9.7.5.1.3 covers WQEs
+ * before the one it answers).
+ */
+static void sib_comp_test_resp_answers_nothing(struct kunit *test)
+{
+	struct sib_ct t;
+
+	sib_ct_setup(test, &t, 7, 7);
+	t.qp->req.psn = 200;
+	sib_ct_post(&t, 1, 1);	/* 200 */
+	sib_ct_post(&t, 2, 2);	/* 201..202 */
+	sib_ct_resp(&t, SIB_OP_RC_READ_RESP_ONLY, 203);
+	sib_ct_resp(&t, SIB_OP_RC_ATOMIC_ACK, 0x7fff);
+	sib_ct_resp(&t, SIB_OP_RC_READ_RESP_ONLY, 202);
+	sib_ct_resp(&t, SIB_OP_RC_ATOMIC_ACK, 201);
+	KUNIT_EXPECT_EQ(test, t.qp->sq.comp, 0U);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 0U);
+	KUNIT_EXPECT_EQ(test, sib_ct_cnt(&t, SIB_CNT_DROP_RESP_SEQ), 2LL);
+	KUNIT_EXPECT_EQ(test, sib_qp_state(t.qp), IB_QPS_RTS);
+	/* the ACK still completes them */
+	sib_ct_aeth(&t, SIB_AETH_ACK | SIB_AETH_NO_CREDIT, 202);
+	KUNIT_EXPECT_EQ(test, sib_ct_ncqe(&t), 2U);
+	sib_ct_done(&t);
+}
+
 static void sib_comp_test_seq_nak_restarts(struct kunit *test)
 {
 	struct sib_ct t;
@@ -793,6 +844,7 @@ static struct kunit_case sib_comp_test_cases[] = {
 	KUNIT_CASE(sib_comp_test_probe_answer),
 	KUNIT_CASE(sib_comp_test_ack_completes_in_order),
 	KUNIT_CASE(sib_comp_test_ack_bogus_psn_ignored),
+	KUNIT_CASE(sib_comp_test_resp_answers_nothing),
 	KUNIT_CASE(sib_comp_test_seq_nak_restarts),
 	KUNIT_CASE(sib_comp_test_timeout_counts_retries),
 	KUNIT_CASE(sib_comp_test_progress_resets_retries),

@@ -477,6 +477,7 @@ static void sib_qp_reset(struct sib_qp *qp)
 	spin_unlock_irq(&qp->rq.lock);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->flags &= BIT(SIB_QPF_DESTROYING);
 }
 

@@ -437,6 +437,9 @@ static u32 sib_req_inflight(struct sib_qp *qp)
 	head = sib_swqe_at(qp, qp->sq.comp);
 	if (head->wqe.opcode == IB_WR_RDMA_READ && head->read_pkts)
 		acked = sib_psn_add(head->first_psn, head->read_pkts - 1);
+	/* after a go-back, responses may pass the point it resends from */
+	if (sib_psn_cmp(qp->req.psn, sib_psn_add(acked, 1)) < 0)
+		return 0;
 	return sib_psn_diff(qp->req.psn, sib_psn_add(acked, 1));
 }
 
