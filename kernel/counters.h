@@ -26,6 +26,7 @@
 	X(DROP_PKEY_TX,		"send_pkey_err")	\
 	X(DROP_QKEY,		"rcvd_qkey_err")	\
 	X(DROP_NO_QP,		"rcvd_no_qp")		\
+	X(DROP_SRC,		"rcvd_wrong_source")	\
 	X(MCAST_RCVD,		"rcvd_mcast_pkts")	\
 	X(DROP_NO_MCG,		"rcvd_mcast_no_group")	\
 	X(DROP_QP_STATE,	"rcvd_qp_state_err")	\

@@ -416,17 +416,26 @@ void sib_qp_send_cqe(struct sib_qp *qp, struct sib_swqe *sw, u8 status)
  */
 void sib_qp_recv_cqe(struct sib_qp *qp, struct sib_cqe *cqe, bool solicited)
 {
+	struct sib_srq *srq = NULL;
 	struct sib_cq *cq = qp->rcq;
 
-	/* XRC target: the CQ of the XRC SRQ the WQE came from (IBTA 14.2) */
-	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
-		cq = qp->resp.xsrq ? to_sib_cq(qp->resp.xsrq->ibsrq.ext.cq) : NULL;
-	if (!cq)
-		return;
-	cqe->qp_num = qp->ibqp.qp_num;
-	cqe->port_num = 1;
-	if (sib_cq_post(cq, cqe, &qp->ibqp, solicited))
-		sib_qp_cq_overrun(qp);
+	/*
+	 * XRC target: the CQ of the XRC SRQ the WQE came from (IBTA 14.2),
+	 * the one its message's first packet named; a flush has no packet
+	 * at hand, and a packet naming another SRQ is refused (resp.c).
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		srq = sib_xrc_srq_get(qp, qp->resp.xsrqn);
+		cq = srq ? to_sib_cq(srq->ibsrq.ext.cq) : NULL;
+	}
+	if (cq) {
+		cqe->qp_num = qp->ibqp.qp_num;
+		cqe->port_num = 1;
+		if (sib_cq_post(cq, cqe, &qp->ibqp, solicited))
+			sib_qp_cq_overrun(qp);
+	}
+	if (srq)
+		sib_srq_put(srq);
 }
 
 /* IBTA 11.6.3.2: no WQE of the SRQ will be consumed by @qp any more */

@@ -65,6 +65,36 @@ static int sib_xrc_to_rc(struct sk_buff *skb)
 }
 
 /*
+ * A connected QP hears only its remote port: on RoCEv2 the IP source of an
+ * RC, UC or XRC packet is the QP's destination GID (the path set at RTR).
+ * Another host that reuses or guesses the QP number (a stale peer of a QP
+ * reused after RESET) is not heard, nor made to NAK or ACK at the real
+ * peer. Loopback packets are the device's own; the InfiniBand link layer
+ * (where LMC path bits let a port send from several LIDs) is not judged.
+ */
+static bool sib_rcv_from_peer(struct sib_qp *qp, struct sk_buff *skb)
+{
+	const u8 *dgid = qp->av.dgid.raw;
+	const struct sib_pkt *pkt = sib_pkt(skb);
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		break;
+	default:
+		return true;
+	}
+	if (pkt->loopback || sib_is_ib(qp->dev))
+		return true;
+	if (pkt->net_type == RDMA_NETWORK_IPV4)
+		return ipv6_addr_v4mapped((const struct in6_addr *)dgid) &&
+		       !memcmp(&ip_hdr(skb)->saddr, dgid + 12, 4);
+	return !memcmp(&ipv6_hdr(skb)->saddr, dgid, 16);
+}
+
+/*
  * Queue a checked packet on @qp's receive queue and get its work going:
  * after the round of @sender (a loopback packet of a QP's engine that may
  * run its peer inline), else in the receiving softirq or @qp's work
@@ -97,6 +127,12 @@ static void sib_rcv_to_qp(struct sib_qp *qp, struct sk_buff *skb,
 	 */
 	if (sib_qp_state(qp) == IB_QPS_ERR && !qp->rss) {
 		sib_counter_inc(qp->dev, SIB_CNT_DROP_QP_STATE);
+		kfree_skb(skb);
+		return;
+	}
+	/* (before RTR the path is not set: the responder drops by state) */
+	if (sib_qp_state(qp) >= IB_QPS_RTR && !sib_rcv_from_peer(qp, skb)) {
+		sib_counter_inc(qp->dev, SIB_CNT_DROP_SRC);
 		kfree_skb(skb);
 		return;
 	}

@@ -53,19 +53,14 @@ static struct ib_pd *sib_rwqe_pd(struct sib_qp *qp)
 }
 
 /*
- * XRC target: the SRQ the XRCETH names, for this packet only. It must be an
- * XRC SRQ of the target QP's XRC domain; otherwise resp.xsrq stays NULL and
- * the packet is answered with a NAK (invalid request).
+ * XRC target: the SRQ the XRCETH names (@srqn), for this packet only. It
+ * must be an XRC SRQ of the target QP's XRC domain; otherwise resp.xsrq
+ * stays NULL and the packet is answered with a NAK (invalid request).
  */
-static void sib_resp_xrc_enter(struct sib_qp *qp, struct sk_buff *skb)
+static void sib_resp_xrc_enter(struct sib_qp *qp, u32 srqn)
 {
-	struct sib_srq *srq = sib_srq_get(qp->dev, sib_pkt(skb)->xrc_srqn);
+	struct sib_srq *srq = sib_xrc_srq_get(qp, srqn);
 
-	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
-		    srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd)) {
-		sib_srq_put(srq);
-		srq = NULL;
-	}
 	if (!srq)
 		sib_counter_inc(qp->dev, SIB_CNT_XRC_BAD_SRQ);
 	qp->resp.xsrq = srq;
@@ -76,6 +71,31 @@ static void sib_resp_xrc_leave(struct sib_qp *qp)
 	if (qp->resp.xsrq)
 		sib_srq_put(qp->resp.xsrq);
 	qp->resp.xsrq = NULL;
+}
+
+/*
+ * XRC target: the packets of a message all name the SRQ its first packet
+ * named (resp.xsrqn): its receive WQE came from that SRQ, its L_Keys are
+ * checked in that SRQ's PD, and it completes on that SRQ's CQ
+ * (sib_qp_recv_cqe(), IBTA 14.2). A later packet naming another SRQ (of
+ * the same XRC domain: another consumer's) is an invalid request; the
+ * error completion goes to the message's own SRQ's CQ. Context: the QP's
+ * run, for a packet in sequence. Return: false when the packet is to be
+ * NAKed as invalid.
+ */
+static bool sib_resp_xrc_ok(struct sib_qp *qp, struct sk_buff *skb, u32 flags)
+{
+	u32 srqn = sib_pkt(skb)->xrc_srqn;
+
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return true;
+	if (flags & SIB_OPF_START) {
+		qp->resp.xsrqn = srqn;
+	} else if (srqn != qp->resp.xsrqn) {
+		sib_counter_inc(qp->dev, SIB_CNT_XRC_BAD_SRQ);
+		return false;
+	}
+	return qp->resp.xsrq;
 }
 
 static void sib_resp_xmit_ack(struct sib_qp *qp, u8 syndrome, u32 psn)
@@ -115,6 +135,10 @@ void sib_resp_ack_flush(struct sib_qp *qp)
 	sib_assert_runner(qp);
 	if (!qp->resp.ack_due)
 		return;
+	/* behind queued READ responses: sib_resp_reads() pays it after them */
+	if (qp->resp.rd_tail != qp->resp.rd_head &&
+	    sib_qp_state(qp) != IB_QPS_ERR)
+		return;
 	qp->resp.ack_due = false;
 	sib_resp_xmit_ack(qp, SIB_AETH_ACK | SIB_AETH_NO_CREDIT,
 			  qp->resp.ack_psn);
@@ -125,8 +149,10 @@ void sib_resp_ack_flush(struct sib_qp *qp)
  * for an earlier READ go before an answer to a later request. An ACK or
  * NAK that overtook them would acknowledge the READ without its data: the
  * requester must then ask for the READ again (an implied NAK), or, as
- * rdma_rxe does, take it for done. Stops early only if the responses
- * cannot be built now (no memory).
+ * rdma_rxe does, take it for done. A plain ACK waits behind them instead
+ * (sib_resp_ack_flush()): only NAKs and atomic ACKs drain them here, in
+ * one go. Stops early only if the responses cannot be built now (no
+ * memory).
  */
 static void sib_resp_reads_drain(struct sib_qp *qp)
 {
@@ -138,7 +164,6 @@ static void sib_resp_reads_drain(struct sib_qp *qp)
 /* a plain ACK of @psn is owed; a later one replaces an earlier one */
 static void sib_resp_ack_owe(struct sib_qp *qp, u32 psn)
 {
-	sib_resp_reads_drain(qp);
 	if (!qp->resp.ack_due || sib_psn_cmp(psn, qp->resp.ack_psn) > 0)
 		qp->resp.ack_psn = psn;
 	qp->resp.ack_due = true;
@@ -540,8 +565,11 @@ static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
 	if (dup) {
 		/* replay the saved result, never execute twice */
 		for (i = 0; i < SIB_ATOM_CACHE; i++)
-			if (rs->atom[i].valid && rs->atom[i].psn == pkt->psn)
-				sib_resp_send_atmack(qp, pkt->psn, rs->atom[i].orig);
+			if (rs->atom[i].valid && rs->atom[i].psn == pkt->psn) {
+				sib_resp_send_atmack(qp, pkt->psn,
+						     rs->atom[i].orig);
+				break;
+			}
 		return SIB_RESP_OK;
 	}
 	if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
@@ -557,6 +585,10 @@ static enum sib_resp_res sib_resp_atomic(struct sib_qp *qp, struct sk_buff *skb,
 	sib_mr_put(mr);
 	if (err)
 		return SIB_RESP_NAK_ACC;
+	/* one result per PSN: one saved 2^24 PSNs ago is no answer now */
+	for (i = 0; i < SIB_ATOM_CACHE; i++)
+		if (rs->atom[i].psn == pkt->psn)
+			rs->atom[i].valid = false;
 	res = &rs->atom[rs->atom_next++ % SIB_ATOM_CACHE];
 	res->psn = pkt->psn;
 	res->orig = orig;
@@ -664,7 +696,10 @@ static struct sk_buff *sib_rresp_skb(struct sib_qp *qp, struct sib_mr *mr,
 	return skb;
 }
 
-/* send the next response packet of @op; false when the QP failed */
+/*
+ * Send the next response packet of @op. Return: false when nothing could
+ * be done (no memory: a later round tries again) or the QP failed.
+ */
 static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 {
 	u32 paylen = min(qp->mtu, op->len - op->off);
@@ -689,7 +724,7 @@ static bool sib_resp_read_pkt(struct sib_qp *qp, struct sib_read_op *op)
 			sib_zero(skb->data, info->hdr_len + SIB_ICRC_LEN);
 	}
 	if (!skb)
-		return true;	/* retry later */
+		return false;
 	if (IS_ERR(skb))
 		goto access_err;
 	sib_bth_set((struct sib_bth *)skb->data, opcode, false, pad,
@@ -745,6 +780,9 @@ int sib_resp_reads(struct sib_qp *qp, int budget)
 			break;
 		n++;
 	}
+	/* the ACK owed for requests behind them (sib_resp_ack_flush()) */
+	if (rs->rd_tail == rs->rd_head)
+		sib_resp_ack_flush(qp);
 	return n;
 }
 
@@ -964,7 +1002,7 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
-		sib_resp_xrc_enter(qp, skb);
+		sib_resp_xrc_enter(qp, pkt->xrc_srqn);
 	d = sib_psn_cmp(pkt->psn, qp->resp.epsn);
 	if (d < 0) {
 		sib_resp_duplicate(qp, skb, flags);
@@ -982,8 +1020,7 @@ void sib_resp_rcv(struct sib_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 	qp->resp.nak_sent = false;
-	if (!sib_resp_seq_ok(qp, flags) ||
-	    (qp->ibqp.qp_type == IB_QPT_XRC_TGT && !qp->resp.xsrq))
+	if (!sib_resp_seq_ok(qp, flags) || !sib_resp_xrc_ok(qp, skb, flags))
 		res = SIB_RESP_NAK_INV;
 	else if (flags & SIB_OPF_SEND)
 		res = sib_resp_send(qp, skb, flags);

@@ -477,6 +477,7 @@ struct sib_resp_state {
 	u32 w_len;
 	u32 w_off;
 	struct sib_srq *xsrq;		/* XRC target: SRQ of the packet at hand */
+	u32 xsrqn;			/* ... and the one the message's first named */
 	/* the message at hand on a TM SRQ (tm.c) */
 	u8 tm_kind;			/* SIB_TM_*, SIB_TM_NONE elsewhere */
 	u8 tm_op;			/* its header's opcode, 0xff: none */

@@ -317,6 +317,27 @@ struct sib_srq *sib_srq_get(struct sib_dev *dev, u32 srqn)
 }
 
 /**
+ * sib_xrc_srq_get() - the XRC SRQ an XRC target QP's packet may name
+ * @qp: XRC target QP
+ * @srqn: the XRCETH's SRQ number (untrusted)
+ *
+ * Only an XRC SRQ of @qp's XRC domain (IBTA 14.2.3, 14.2.4).
+ * Context: any but hardirq. Return: the SRQ (release with sib_srq_put())
+ * or NULL.
+ */
+struct sib_srq *sib_xrc_srq_get(struct sib_qp *qp, u32 srqn)
+{
+	struct sib_srq *srq = sib_srq_get(qp->dev, srqn);
+
+	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+		    srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd)) {
+		sib_srq_put(srq);
+		srq = NULL;
+	}
+	return srq;
+}
+
+/**
  * sib_srq_put() - drop a reference from sib_srq_get()
  * @srq: SRQ
  *

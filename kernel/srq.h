@@ -6,6 +6,7 @@
 
 /* engine side: SRQ lookup by number (XRC) and receive WQE fetch */
 struct sib_srq *sib_srq_get(struct sib_dev *dev, u32 srqn);
+struct sib_srq *sib_xrc_srq_get(struct sib_qp *qp, u32 srqn);
 void sib_srq_put(struct sib_srq *srq);
 int sib_srq_fetch(struct sib_srq *srq, struct sib_rwqe *rw);
 

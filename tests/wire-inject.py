@@ -14,7 +14,9 @@ the answers on the wire, and prints
 and at the end "wire: N/M ok".  Exit status 0 iff all ok.
 """
 import argparse
+import ipaddress
 import os
+import tempfile
 import select
 import socket
 import struct
@@ -32,7 +34,9 @@ from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr, QPInitAttrEx
+from pyverbs.srq import SRQ, SrqInitAttrEx
+from pyverbs.xrcd import XRCD, XRCDInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 import pyverbs.enums as e
 
@@ -43,6 +47,7 @@ READ_REQ, READ_RESP_ONLY, ACK, ATOMIC_ACK = 0x0c, 0x10, 0x11, 0x12
 CMP_SWAP, FETCH_ADD = 0x13, 0x14
 UC = 0x20
 UD_SEND_ONLY = 0x64
+XRC_SEND_FIRST, XRC_SEND_LAST = 0xa0, 0xa2
 # AETH syndromes
 SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACC = 0x00, 0x60, 0x61, 0x62
 PEER_QPN = 0x777
@@ -58,7 +63,7 @@ CASES = ['valid_send', 'valid_write', 'bad_icrc', 'short_bth', 'short_reth',
          'wrong_transport', 'qp_not_ready', 'read_resp_too_long', 'uc_gap', 'ud_qkey', 'ud_short_buffer', 'ack_to_responder',
          'send_resume_rnr', 'send_resume_mid', 'dup_ack_behind_read',
          'read_va_wrap', 'write_va_wrap', 'read_2g', 'read_over_2g', 'zero_len_any_rkey',
-         'send_inv_user_mr', 'ip_fragments', 'nak_rem_op']
+         'send_inv_user_mr', 'ip_fragments', 'nak_rem_op', 'wrong_source', 'xrc_srq_switch']
 MTU = 1024
 MRSZ = 4096
 SLOT = 2048         # receive buffer per receive WQE
@@ -92,13 +97,14 @@ class Wire:
         self.sock.setblocking(False)
 
     def frame(self, opcode, qpn, psn, hdrs=b'', payload=b'', ackreq=True, pkey=0xffff,
-              pad=None, data=None):
-        """One Ethernet frame; @data replaces everything after the BTH (ICRC still right)."""
+              pad=None, data=None, src=None):
+        """One Ethernet frame; @data replaces everything after the BTH (ICRC still right);
+        @src: another IP source than IPB."""
         if pad is None:
             pad = (-len(payload)) % 4
         body = data if data is not None else hdrs + payload + b'\0' * pad
         return bytes(Ether(dst=self.maca, src=self.macb) /
-                     IP(src=self.a.ipb, dst=self.a.ipa, ttl=64, flags='DF') /
+                     IP(src=src or self.a.ipb, dst=self.a.ipa, ttl=64, flags='DF') /
                      UDP(sport=0xc123, dport=4791, chksum=0) /
                      BTH(opcode=opcode, padcount=pad, pkey=pkey, dqpn=qpn,
                          ackreq=int(ackreq), psn=psn & 0xffffff) / Raw(body))
@@ -1014,6 +1020,76 @@ class Cases:
         alive = self.probe(qp)
         wcs = self.t.poll(0.05)
         return alive and not wcs, f'QP alive {alive}, {len(wcs)} completion(s)'
+
+    def case_wrong_source(self):
+        """A SEND at the expected PSN of the RC QP (its peer: IPB) from another address of
+        IPB's subnet: dropped, rcvd_wrong_source, no answer, nothing placed."""
+        qp = self.rc
+        other = str(ipaddress.ip_address(self.a.ipb) + 64)
+        return self.dropped(((SEND_ONLY, qp.qp_num, qp.epsn),
+                             dict(payload=b'not the peer', src=other)), 'rcvd_wrong_source')
+
+    def case_xrc_srq_switch(self):
+        """XRC target: SEND FIRST names XRC SRQ A, its SEND LAST names SRQ B of the same XRC
+        domain (another PD, another CQ): NAK invalid request for the LAST; A's receive WQE
+        completes in error on A's CQ; B's CQ gets nothing and B's buffer is untouched."""
+        t = self.t
+        tmp = tempfile.NamedTemporaryFile()
+        fd = os.open(tmp.name, os.O_RDONLY | os.O_CREAT)
+        qp = xrcd = None
+        srqs, cqs = [], []
+        try:
+            xrcd = XRCD(t.ctx, XRCDInitAttr(e.IBV_XRCD_INIT_ATTR_FD |
+                                             e.IBV_XRCD_INIT_ATTR_OFLAGS, os.O_CREAT, fd))
+            for pd in (t.pd, t.pd2):
+                cq = CQ(t.ctx, 8)
+                sa = SrqInitAttrEx(max_wr=4, max_sge=1)
+                sa.srq_type = e.IBV_SRQT_XRC
+                sa.pd, sa.xrcd, sa.cq = pd, xrcd, cq
+                sa.comp_mask = (e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD |
+                                e.IBV_SRQ_INIT_ATTR_CQ | e.IBV_SRQ_INIT_ATTR_XRCD)
+                srqs.append(SRQ(t.ctx, sa))
+                cqs.append(cq)
+            t.rmr.write(b'\xee' * SLOT, SLOT, 0)
+            srqs[0].post_recv(RecvWR(wr_id=0xa, num_sge=1,
+                                     sg=[SGE(t.rmr.buf, SLOT, t.rmr.lkey)]))
+            self.fill(t.mr2)
+            srqs[1].post_recv(RecvWR(wr_id=0xb, num_sge=1,
+                                     sg=[SGE(t.mr2.buf, MRSZ, t.mr2.lkey)]))
+            qp = QP(t.ctx, QPInitAttrEx(qp_type=e.IBV_QPT_XRC_RECV,
+                                        comp_mask=e.IBV_QP_INIT_ATTR_XRCD, xrcd=xrcd),
+                    QPAttr(port_num=1))
+            qa = QPAttr()
+            qa.path_mtu, qa.dest_qp_num, qa.rq_psn = e.IBV_MTU_1024, PEER_QPN, 300
+            qa.max_dest_rd_atomic, qa.min_rnr_timer = 4, 1
+            qa.ah_attr = AHAttr(gr=t.gr, is_global=1, port_num=1)
+            qp.to_rtr(qa)
+            na, nb = (srq.get_srq_num() for srq in srqs)
+            self.w.send(XRC_SEND_FIRST, qp.qp_num, 300, struct.pack('>I', na), b'A' * MTU)
+            self.w.send(XRC_SEND_LAST, qp.qp_num, 301, struct.pack('>I', nb), b'B' * 100)
+            p, seen = self.w.expect(lambda p: p['opcode'] == ACK and p['psn'] == 301 and
+                                    not is_ack(p), self.a.wait)
+            time.sleep(0.2 * self.a.slow)
+            wa, wb = (self.cq_all(cq) for cq in cqs)
+            untouched = self.mem(t.mr2, ln=MRSZ) == b'\x5a' * MRSZ
+            ok = (p is not None and p['syn'] == SYN_NAK_INV and not wb and untouched and
+                  len(wa) == 1 and wa[0].wr_id == 0xa and
+                  wa[0].status == e.IBV_WC_REM_INV_REQ_ERR)
+            return ok, (f'answers {fmt(seen)}; SRQ A completions '
+                        f'{[(w.wr_id, w.status) for w in wa]}, SRQ B completions '
+                        f'{[(w.wr_id, w.status) for w in wb]}, B\'s buffer '
+                        f'{"untouched" if untouched else "WRITTEN"}')
+        finally:
+            for o in [qp, *srqs, *cqs, xrcd]:
+                if o is not None:
+                    o.close()
+            os.close(fd)
+            tmp.close()
+
+    @staticmethod
+    def cq_all(cq):
+        n, wcs = cq.poll(8)
+        return list(wcs[:n])
 
 
 def main():
