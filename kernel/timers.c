@@ -13,10 +13,15 @@
  * like a lossy one. Only its expiry counts against retry_cnt, and an
  * expiry is judged after the ACKs already received (task.c).
  * Loss probe: an hrtimer of a few smoothed round-trip times (at least
- * 2 ms, which TCG scheduling jitter rarely exceeds; RTT measured on
- * ACKed packets that were sent once, with local_clock(): the clocksource
- * of a TCG guest is an emulated HPET, slow to read; backed off on every
- * expiry without progress). Both timers start when the QP's run ends
+ * 2 ms, which TCG scheduling jitter rarely exceeds; SIB_PROBE_FIRST_US
+ * before the first sample, since a path with a queue can take far longer
+ * than a few ms; backed off on every expiry without progress). RTT is
+ * measured once per round trip on an ACKed packet that was sent once
+ * (Karn: a sample ends when its packet is sent again, not when a probe
+ * resends an older one, or a queued path, probed before any sample ended,
+ * would never get one), with the monotonic clock (local_clock() differs
+ * between CPUs by milliseconds in a TCG guest, and a QP's run moves).
+ * Both timers start when the QP's run ends
  * (sib_timer_retrans_flush()), so a request ACKed within the run, as on
  * loopback, never touches them. When it fires the requester sends
  * its oldest unacknowledged packet again, asking for an ACK, and sends
@@ -71,7 +76,7 @@ static const u32 sib_rnr_usecs[32] = {
 #define SIB_WIN_INIT		16	/* packets */
 #define SIB_WIN_MIN		2
 #define SIB_PROBE_MIN_US	2000
-#define SIB_PROBE_FIRST_US	2000	/* before the first RTT sample */
+#define SIB_PROBE_FIRST_US	200000	/* before the first RTT sample */
 
 static void sib_timer_kick(struct sib_qp *qp)
 {
@@ -478,13 +483,16 @@ void sib_win_sent(struct sib_qp *qp, u32 psn, bool ackreq)
 
 	if (sib_psn_cmp(psn, w->max_psn) < 0) {
 		sib_counter_inc(qp->dev, SIB_CNT_RETRANS_PKTS);
+		/* Karn: an ACK would not tell which copy it answers */
+		if (psn == w->rtt_psn)
+			w->rtt_on = false;
 		return;
 	}
 	w->max_psn = sib_psn_add(psn, 1);
 	if (ackreq && !w->rtt_on) {
 		w->rtt_on = true;
 		w->rtt_psn = psn;
-		w->rtt_start = local_clock();
+		w->rtt_start = ktime_get_ns();
 	}
 }
 
@@ -574,7 +582,7 @@ void sib_win_acked(struct sib_qp *qp, u32 acked, u32 npkts)
 
 	if (w->rtt_on && sib_psn_cmp(acked, w->rtt_psn) >= 0) {
 		w->rtt_on = false;
-		us = div_s64((s64)(local_clock() - w->rtt_start), NSEC_PER_USEC);
+		us = div_s64((s64)(ktime_get_ns() - w->rtt_start), NSEC_PER_USEC);
 		sib_win_rtt_sample(qp, clamp_t(s64, us, 1, 1000000));
 	}
 	if (w->recovering && sib_psn_cmp(acked, w->recover_psn) >= 0)
@@ -669,14 +677,14 @@ void sib_win_loss(struct sib_qp *qp, bool timeout)
  * one request packet may be in flight: the oldest unacknowledged one,
  * which the responder answers whatever was lost (as a duplicate, with
  * the newest PSN it placed; or as the one it expects), unlike a newer
- * one after a sequence NAK. Forgets the running RTT sample.
+ * one after a sequence NAK. The running RTT sample goes on unless its
+ * own packet is the one sent again (sib_win_sent()).
  * Context: the QP's run, before qp->req.psn is moved back.
  */
 void sib_win_probe(struct sib_qp *qp, bool cut)
 {
 	struct sib_rc_window *w = sib_win(qp);
 
-	w->rtt_on = false;
 	w->probing = true;
 	if (cut)
 		sib_win_cut(w, false);

@@ -369,7 +369,7 @@ static void sib_timers_test_probe_within_ack_timeout(struct kunit *test)
 	s64 left;
 
 	qp->req.win.probes = 9;
-	sib_timer_probe_rearm(qp);			/* 2 ms << 10 */
+	sib_timer_probe_rearm(qp);		/* no sample yet: 200 ms << 10, capped */
 	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
 	left = ktime_to_ns(hrtimer_get_remaining(&qp->probe_timer));
 	KUNIT_EXPECT_LE(test, left, 2LL * 67108864);
