@@ -47,7 +47,7 @@ READ_REQ, READ_RESP_ONLY, ACK, ATOMIC_ACK = 0x0c, 0x10, 0x11, 0x12
 CMP_SWAP, FETCH_ADD = 0x13, 0x14
 UC = 0x20
 UD_SEND_ONLY = 0x64
-XRC_SEND_FIRST, XRC_SEND_LAST = 0xa0, 0xa2
+XRC_SEND_FIRST, XRC_SEND_LAST, XRC_ACK = 0xa0, 0xa2, 0xb1
 # AETH syndromes
 SYN_ACK, SYN_NAK_SEQ, SYN_NAK_INV, SYN_NAK_ACC = 0x00, 0x60, 0x61, 0x62
 PEER_QPN = 0x777
@@ -146,7 +146,7 @@ class Wire:
             b = ip[ihl + 8:tl]
             p = dict(opcode=b[0], qpn=struct.unpack('>I', b[4:8])[0] & 0xffffff,
                      psn=struct.unpack('>I', b[8:12])[0] & 0xffffff, pad=(b[1] >> 4) & 3)
-            if p['opcode'] in (ACK, ATOMIC_ACK, READ_RESP_ONLY, 0x0d, 0x0f):
+            if p['opcode'] in (ACK, ATOMIC_ACK, READ_RESP_ONLY, 0x0d, 0x0f, XRC_ACK):
                 p['syn'] = b[12]
                 p['msn'] = struct.unpack('>I', b[12:16])[0] & 0xffffff
             if p['opcode'] == ATOMIC_ACK:
@@ -1067,7 +1067,7 @@ class Cases:
             na, nb = (srq.get_srq_num() for srq in srqs)
             self.w.send(XRC_SEND_FIRST, qp.qp_num, 300, struct.pack('>I', na), b'A' * MTU)
             self.w.send(XRC_SEND_LAST, qp.qp_num, 301, struct.pack('>I', nb), b'B' * 100)
-            p, seen = self.w.expect(lambda p: p['opcode'] == ACK and p['psn'] == 301 and
+            p, seen = self.w.expect(lambda p: p['opcode'] == XRC_ACK and p['psn'] == 301 and
                                     not is_ack(p), self.a.wait)
             time.sleep(0.2 * self.a.slow)
             wa, wb = (self.cq_all(cq) for cq in cqs)
