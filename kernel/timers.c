@@ -13,14 +13,17 @@
  * like a lossy one. Only its expiry counts against retry_cnt, and an
  * expiry is judged after the ACKs already received (task.c).
  * Loss probe: an hrtimer of a few smoothed round-trip times (at least
- * 2 ms, which TCG scheduling jitter rarely exceeds; SIB_PROBE_FIRST_US
- * before the first sample, since a path with a queue can take far longer
- * than a few ms; backed off on every expiry without progress). RTT is
- * measured once per round trip on an ACKed packet that was sent once
- * (Karn: a sample ends when its packet is sent again, not when a probe
- * resends an older one, or a queued path, probed before any sample ended,
- * would never get one), with the monotonic clock (local_clock() differs
- * between CPUs by milliseconds in a TCG guest, and a QP's run moves).
+ * 2 ms, which TCG scheduling jitter rarely exceeds; backed off on every
+ * expiry without progress). RTT is measured once per round trip on an
+ * ACKed packet that was sent once (Karn: a sample ends when its packet is
+ * sent again), with the monotonic clock (local_clock() differs between
+ * CPUs by milliseconds in a TCG guest, and a QP's run moves). A probe
+ * also ends the running sample: its ACK may have been lost, and the
+ * next one, after the recovery, would tell the recovery's time (kept,
+ * such samples made srtt and so the probe period grow on a lossy path
+ * until recovery took seconds). Not the QP's first sample, though: on a
+ * path whose queue is longer than the first probe periods the QP would
+ * never get one, and would probe every 2 ms.
  * Both timers start when the QP's run ends
  * (sib_timer_retrans_flush()), so a request ACKed within the run, as on
  * loopback, never touches them. When it fires the requester sends
@@ -76,7 +79,7 @@ static const u32 sib_rnr_usecs[32] = {
 #define SIB_WIN_INIT		16	/* packets */
 #define SIB_WIN_MIN		2
 #define SIB_PROBE_MIN_US	2000
-#define SIB_PROBE_FIRST_US	200000	/* before the first RTT sample */
+#define SIB_PROBE_FIRST_US	2000	/* before the first RTT sample */
 
 static void sib_timer_kick(struct sib_qp *qp)
 {
@@ -677,14 +680,16 @@ void sib_win_loss(struct sib_qp *qp, bool timeout)
  * one request packet may be in flight: the oldest unacknowledged one,
  * which the responder answers whatever was lost (as a duplicate, with
  * the newest PSN it placed; or as the one it expects), unlike a newer
- * one after a sequence NAK. The running RTT sample goes on unless its
- * own packet is the one sent again (sib_win_sent()).
+ * one after a sequence NAK. Forgets the running RTT sample, unless no
+ * sample ended yet (see above).
  * Context: the QP's run, before qp->req.psn is moved back.
  */
 void sib_win_probe(struct sib_qp *qp, bool cut)
 {
 	struct sib_rc_window *w = sib_win(qp);
 
+	if (w->srtt_us)
+		w->rtt_on = false;
 	w->probing = true;
 	if (cut)
 		sib_win_cut(w, false);

@@ -369,7 +369,7 @@ static void sib_timers_test_probe_within_ack_timeout(struct kunit *test)
 	s64 left;
 
 	qp->req.win.probes = 9;
-	sib_timer_probe_rearm(qp);		/* no sample yet: 200 ms << 10, capped */
+	sib_timer_probe_rearm(qp);			/* 2 ms << 10 */
 	KUNIT_EXPECT_TRUE(test, sib_timer_probe_pending(qp));
 	left = ktime_to_ns(hrtimer_get_remaining(&qp->probe_timer));
 	KUNIT_EXPECT_LE(test, left, 2LL * 67108864);
@@ -399,6 +399,36 @@ static void sib_timers_test_probe_small_timeout(struct kunit *test)
 				    (s64)NSEC_PER_MSEC, "probes %u", probes);
 		KUNIT_EXPECT_LE_MSG(test, left, (s64)half, "probes %u", probes);
 	}
+	sib_tt_done(qp);
+}
+
+/*
+ * RTT samples (Karn): a sample ends with its packet resent, not with an
+ * older packet resent; a loss probe ends it too, except the QP's first
+ * (a queued path must get one).
+ */
+static void sib_timers_test_rtt_sample_rules(struct kunit *test)
+{
+	struct sib_qp *qp = sib_tt_qp(test, 14);
+	struct sib_rc_window *w = &qp->req.win;
+
+	qp->req.psn = 100;
+	sib_win_sent(qp, 100, true);		/* the first sample starts */
+	KUNIT_EXPECT_TRUE(test, w->rtt_on);
+	KUNIT_EXPECT_EQ(test, w->rtt_psn, 100U);
+	sib_win_probe(qp, false);		/* no sample yet: kept */
+	KUNIT_EXPECT_TRUE(test, w->rtt_on);
+	sib_win_sent(qp, 100, false);		/* its packet resent: ended */
+	KUNIT_EXPECT_FALSE(test, w->rtt_on);
+	sib_win_sent(qp, 101, true);
+	sib_win_acked(qp, 101, 2);		/* the first sample */
+	KUNIT_EXPECT_GT(test, w->srtt_us, 0U);
+	sib_win_sent(qp, 102, true);
+	KUNIT_EXPECT_TRUE(test, w->rtt_on);
+	sib_win_sent(qp, 101, false);		/* an older packet resent: kept */
+	KUNIT_EXPECT_TRUE(test, w->rtt_on);
+	sib_win_probe(qp, false);		/* a later probe ends it */
+	KUNIT_EXPECT_FALSE(test, w->rtt_on);
 	sib_tt_done(qp);
 }
 
@@ -513,6 +543,7 @@ static void sib_timers_test_window_queue(struct kunit *test)
 }
 
 static struct kunit_case sib_timers_test_cases[] = {
+	KUNIT_CASE(sib_timers_test_rtt_sample_rules),
 	KUNIT_CASE(sib_timers_test_window_loss),
 	KUNIT_CASE(sib_timers_test_window_growth),
 	KUNIT_CASE(sib_timers_test_window_queue),
