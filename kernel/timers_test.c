@@ -412,6 +412,10 @@ static void sib_timers_test_rtt_sample_rules(struct kunit *test)
 	struct sib_qp *qp = sib_tt_qp(test, 14);
 	struct sib_rc_window *w = &qp->req.win;
 
+	/* a resent packet is counted: the device's counters */
+	qp->dev = kunit_kzalloc(test, sizeof(*qp->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->dev);
+	KUNIT_ASSERT_EQ(test, sib_counters_alloc(qp->dev), 0);
 	qp->req.psn = 100;
 	sib_win_sent(qp, 100, true);		/* the first sample starts */
 	KUNIT_EXPECT_TRUE(test, w->rtt_on);
@@ -429,7 +433,10 @@ static void sib_timers_test_rtt_sample_rules(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, w->rtt_on);
 	sib_win_probe(qp, false);		/* a later probe ends it */
 	KUNIT_EXPECT_FALSE(test, w->rtt_on);
+	KUNIT_EXPECT_EQ(test, sib_counter_read(qp->dev, SIB_CNT_RETRANS_PKTS),
+			2ULL);
 	sib_tt_done(qp);
+	sib_counters_free(qp->dev);
 }
 
 /*
